@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver and etcd (and kubectl when the machine has none) from the Go module proxy
+# into a cache folder keyed by version, then prints that folder: use it as KUBEBUILDER_ASSETS.
+# A warm cache prints at once. Nothing built here belongs in the repository.
+set -euo pipefail
+
+K8S_VERSION="${OPGEN_K8S_VERSION:-1.36.3}"
+ETCD_VERSION="${OPGEN_ETCD_VERSION:-3.6.16}"
+CACHE_ROOT="${OPGEN_ASSETS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/envtest}"
+OUT="$CACHE_ROOT/k8s-$K8S_VERSION-etcd-$ETCD_VERSION"
+
+log() { echo "test-assets: $*" >&2; }
+
+want_kubectl=0
+command -v kubectl >/dev/null 2>&1 || want_kubectl=1
+
+have_all() {
+  [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ] || return 1
+  [ "$want_kubectl" = 0 ] || [ -x "$OUT/kubectl" ]
+}
+if have_all; then echo "$OUT"; exit 0; fi
+
+command -v go >/dev/null 2>&1 || { log "go is not installed; it is needed to build kube-apiserver and etcd"; exit 1; }
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+work="$(mktemp -d "${TMPDIR:-/tmp}/opgen-assets-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$OUT"
+start=$(date +%s)
+
+# etcd: its module's own replace directives block `go install`, so build it as a dependency of a tiny main.
+if [ ! -x "$OUT/etcd" ]; then
+  log "building etcd v$ETCD_VERSION (first run only)"
+  mkdir -p "$work/etcd"
+  cat >"$work/etcd/main.go" <<'GO'
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+  (cd "$work/etcd" && go mod init local/etcd >/dev/null 2>&1 \
+    && go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" >&2 \
+    && go mod tidy >&2 \
+    && go build -trimpath -o "$OUT/etcd.tmp" . >&2)
+  mv "$OUT/etcd.tmp" "$OUT/etcd"
+fi
+
+# kube-apiserver (and kubectl): k8s.io/kubernetes requires its staging modules at v0.0.0, so pin each
+# staging module to the matching v0.<minor>.<patch> with replace directives read from its own go.mod.
+if [ ! -x "$OUT/kube-apiserver" ] || { [ "$want_kubectl" = 1 ] && [ ! -x "$OUT/kubectl" ]; }; then
+  log "building kube-apiserver v$K8S_VERSION (first run only; ~15-25 min on 2 cores)"
+  mkdir -p "$work/kas"
+  cd "$work/kas"
+  gomod="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+  [ -n "$gomod" ] || { log "could not download k8s.io/kubernetes@v$K8S_VERSION"; exit 1; }
+  staging="v0.${K8S_VERSION#1.}"
+  {
+    echo "module local/kas"
+    echo
+    echo "go 1.26"
+    echo
+    echo "require k8s.io/kubernetes v$K8S_VERSION"
+    echo
+    echo "replace ("
+    sed -n 's|^[[:space:]]*k8s.io/\([^ ]*\) => ./staging/src/k8s.io/.*|\tk8s.io/\1 => k8s.io/\1 '"$staging"'|p' "$gomod"
+    echo ")"
+  } >go.mod
+  echo 'package main' >tools.go
+  printf '\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n)\n' >>tools.go
+  go mod tidy >&2 || true
+  go get "k8s.io/kubernetes/cmd/kube-apiserver@v$K8S_VERSION" >&2
+  ldf=""
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldf="$ldf -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $pkg.gitTreeState=clean"
+  done
+  if [ ! -x "$OUT/kube-apiserver" ]; then
+    go build -trimpath -ldflags "$ldf" -o "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
+    mv "$OUT/kube-apiserver.tmp" "$OUT/kube-apiserver"
+  fi
+  if [ "$want_kubectl" = 1 ] && [ ! -x "$OUT/kubectl" ]; then
+    log "no kubectl on PATH: building kubectl v$K8S_VERSION"
+    go get "k8s.io/kubernetes/cmd/kubectl@v$K8S_VERSION" >&2
+    go build -trimpath -ldflags "$ldf" -o "$OUT/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl >&2
+    mv "$OUT/kubectl.tmp" "$OUT/kubectl"
+  fi
+fi
+log "built in $(( $(date +%s) - start ))s into $OUT"
+echo "$OUT"

@@ -1,0 +1,45 @@
+import type { KubeObject } from './types.js';
+
+/**
+ * What the runtime needs to know about a kind at run time. TypeScript interfaces vanish when compiled,
+ * so each types module pairs its `interface Memcached` with a `const Memcached` of this shape
+ * (declaration merging keeps one name for both), and the client, cache and builder take that value.
+ */
+export interface ResourceKind<T extends KubeObject = KubeObject> {
+  /** API group; '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** Lower-case plural used in URLs, e.g. `memcacheds`. */
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** `group/version`, or `version` for the core group. */
+  readonly apiVersion: string;
+  /** Phantom field carrying the object type; never set at run time. */
+  readonly __type?: T;
+}
+
+export interface GroupVersion {
+  readonly group: string;
+  readonly version: string;
+  /** Describes a kind of this group-version. `plural` defaults to the lower-cased kind + `s`; pass kubebuilder's plural when it differs. */
+  kind<T extends KubeObject>(kind: string, options?: { plural?: string; namespaced?: boolean }): ResourceKind<T>;
+}
+
+export function groupVersion(group: string, version: string): GroupVersion {
+  const apiVersion = group === '' ? version : `${group}/${version}`;
+  return {
+    group,
+    version,
+    kind<T extends KubeObject>(kind: string, options: { plural?: string; namespaced?: boolean } = {}): ResourceKind<T> {
+      return Object.freeze({
+        group,
+        version,
+        kind,
+        plural: options.plural ?? `${kind.toLowerCase()}s`,
+        namespaced: options.namespaced ?? true,
+        apiVersion,
+      });
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const runtimeSrc = fileURLToPath(new URL('./runtime/src/', import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run the runtime from source; e2e tests use packed tarballs instead.
+    alias: [
+      { find: /^@opgen\/runtime$/, replacement: `${runtimeSrc}index.ts` },
+      { find: /^@opgen\/runtime\/envtest$/, replacement: `${runtimeSrc}envtest/index.ts` },
+    ],
+  },
+  test: {
+    include: ['src/**/*.test.ts', 'runtime/src/**/*.test.ts', 'test/**/*.test.ts', 'e2e/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
