@@ -1,0 +1,3 @@
+export { Tree, type FileChange, type IfExists, type WriteOptions } from './tree.js';
+export { commitTree, type CommitOptions } from './commit.js';
+export { insertAtMarker, insertInto, markerFor } from './insertion.js';
