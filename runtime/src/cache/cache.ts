@@ -1,0 +1,115 @@
+// The shared cache: one Informer per kind (controllers watching the same kind share it) and a Reader
+// that answers from memory.
+import type { ResourceKind } from '../api/kind.js';
+import type { KubeList, KubeObject } from '../api/types.js';
+import { ApiError } from '../client/errors.js';
+import type { ListOptions, ObjectKey, Reader } from '../client/client.js';
+import type { Transport } from '../client/internal/transport.js';
+import type { Logger } from '../log/index.js';
+import { Informer, type InformerOptions } from './informer.js';
+
+export interface CacheOptions {
+  /** Restrict every namespaced informer to these namespaces; default all. */
+  namespaces?: string[];
+  /** Applied to every object before it is stored. */
+  transform?: (obj: KubeObject) => KubeObject;
+  log: Logger;
+}
+
+export function kindKey(kind: ResourceKind): string {
+  return `${kind.group}/${kind.version}/${kind.kind}`;
+}
+
+export class Cache implements Reader {
+  private readonly informers = new Map<string, Informer>();
+  private runningSignal?: AbortSignal;
+  private readonly running: Promise<void>[] = [];
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly opts: CacheOptions,
+  ) {}
+
+  /** The shared informer for `kind`, created on first use (and started at once if the cache runs). */
+  informerFor<T extends KubeObject>(kind: ResourceKind<T>): Informer<T> {
+    const key = kindKey(kind);
+    let informer = this.informers.get(key) as Informer<T> | undefined;
+    if (!informer) {
+      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, log: this.opts.log };
+      informer = new Informer<T>(this.transport, kind, options);
+      this.informers.set(key, informer as unknown as Informer);
+      if (this.runningSignal) this.running.push(this.runInformer(informer, this.runningSignal));
+    }
+    return informer;
+  }
+
+  has(kind: ResourceKind): boolean {
+    return this.informers.has(kindKey(kind));
+  }
+
+  /** Starts every informer (and any created later); resolves once `signal` aborts and all have stopped. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.runningSignal) throw new Error('cache already started');
+    this.runningSignal = signal;
+    for (const informer of this.informers.values()) this.running.push(this.runInformer(informer, signal));
+    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    // Informers added while we waited are in `running` too.
+    await Promise.all(this.running);
+  }
+
+  hasSynced(): boolean {
+    return [...this.informers.values()].every((i) => i.hasSynced());
+  }
+
+  async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    const results = await Promise.all([...this.informers.values()].map((i) => i.waitForSync(signal)));
+    return results.every(Boolean);
+  }
+
+  async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey): Promise<T> {
+    const informer = await this.syncedInformer(kind, key.namespace);
+    const obj = informer.store.get(kind.namespaced ? key.namespace : undefined, key.name);
+    if (!obj) {
+      const name = kind.namespaced ? `${key.namespace}/${key.name}` : key.name;
+      throw new ApiError(404, { reason: 'NotFound', code: 404, message: `${kind.plural}.${kind.group || 'core'} "${name}" not found`, details: { name: key.name, group: kind.group, kind: kind.plural } });
+    }
+    // Callers may edit what they get; the cached copy must stay as the server sent it.
+    return structuredClone(obj);
+  }
+
+  async list<T extends KubeObject>(kind: ResourceKind<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
+    if (opts.fieldSelector) throw new Error(`list ${kind.plural} from the cache: field selectors are not supported; use manager.apiReader`);
+    const namespace = kind.namespaced ? opts.namespace || undefined : undefined;
+    const informer = await this.syncedInformer(kind, namespace);
+    const items = informer.store.list({ namespace, labelSelector: opts.labelSelector }).map((o) => structuredClone(o));
+    items.sort((a, b) => compareKeys(a, b));
+    return { apiVersion: kind.apiVersion, kind: `${kind.kind}List`, metadata: {}, items };
+  }
+
+  private async syncedInformer<T extends KubeObject>(kind: ResourceKind<T>, namespace: string | undefined): Promise<Informer<T>> {
+    const restricted = this.opts.namespaces;
+    if (kind.namespaced && namespace && restricted && restricted.length > 0 && !restricted.includes(namespace)) {
+      throw new Error(`the cache is restricted to namespaces ${restricted.join(', ')}; ${kind.kind} in "${namespace}" is not cached`);
+    }
+    const informer = this.informerFor(kind);
+    if (!informer.hasSynced()) {
+      if (!this.runningSignal) throw new Error(`the cache has not been started; cannot read ${kind.kind} before manager.start()`);
+      await informer.waitForSync(this.runningSignal);
+    }
+    return informer;
+  }
+
+  private async runInformer(informer: Informer, signal: AbortSignal): Promise<void> {
+    try {
+      await informer.start(signal);
+    } catch (err) {
+      this.opts.log.error('informer stopped unexpectedly', err, { kind: informer.kind.kind });
+    }
+  }
+}
+
+function compareKeys(a: KubeObject, b: KubeObject): number {
+  const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
+  const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}

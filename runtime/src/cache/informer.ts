@@ -1,0 +1,287 @@
+// One shared list+watch of a kind (per namespace of the cache), feeding a Store and event handlers.
+// Unlike client-node's informer it never stops on its own: any error (network, 5xx, 410 Gone, a
+// stream that ends early) leads to a retry with backoff, resuming from the last resourceVersion seen,
+// or to a fresh list (diffed against the store so handlers still see every change) when that version
+// has expired.
+import type { ResourceKind } from '../api/kind.js';
+import type { KubeList, KubeObject } from '../api/types.js';
+import { ApiError, isGone, type Status } from '../client/errors.js';
+import { formatLabelSelector, resourcePath } from '../client/internal/paths.js';
+import type { Transport } from '../client/internal/transport.js';
+import { withTypeMeta } from '../client/client.js';
+import type { Logger } from '../log/index.js';
+import { objectKey, Store } from './store.js';
+
+export interface EventHandlers<T extends KubeObject = KubeObject> {
+  onAdd?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  onDelete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  /** Watch only these namespaces (one watch each); default all namespaces. */
+  namespaces?: string[];
+  labelSelector?: string | Record<string, string>;
+  fieldSelector?: string;
+  /** Applied to every object before it is stored, e.g. to drop managedFields and save memory. */
+  transform?: (obj: KubeObject) => KubeObject;
+  log: Logger;
+  /** First retry delay after an error; doubles up to maxBackoffMs. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Objects per list page. */
+  pageSize?: number;
+}
+
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly store = new Store<T>();
+  private readonly handlers: EventHandlers<T>[] = [];
+  private readonly reflectors: Reflector<T>[];
+  private syncWaiters: (() => void)[] = [];
+  private started = false;
+
+  constructor(
+    transport: Transport,
+    readonly kind: ResourceKind<T>,
+    private readonly opts: InformerOptions,
+  ) {
+    const scopes = kind.namespaced && opts.namespaces && opts.namespaces.length > 0 ? opts.namespaces : [undefined];
+    this.reflectors = scopes.map((ns) => new Reflector(transport, kind, ns, this, opts));
+  }
+
+  /** Adds handlers; objects already in the store are replayed to onAdd, as client-go does. */
+  addEventHandler(h: EventHandlers<T>): void {
+    this.handlers.push(h);
+    if (h.onAdd) for (const obj of this.store.list()) safely(this.opts.log, () => h.onAdd!(obj));
+  }
+
+  hasSynced(): boolean {
+    return this.reflectors.every((r) => r.synced);
+  }
+
+  /** Resolves true once the first list of every namespace is in the store, false if `signal` aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    if (this.hasSynced()) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      });
+    });
+  }
+
+  /** Runs until `signal` aborts. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error(`informer for ${this.kind.kind} already started`);
+    this.started = true;
+    await Promise.all(this.reflectors.map((r) => r.run(signal)));
+  }
+
+  /** @internal */
+  notifySynced(): void {
+    if (!this.hasSynced()) return;
+    const waiters = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** @internal */
+  prepare(obj: KubeObject): T {
+    withTypeMeta(this.kind, obj);
+    return (this.opts.transform ? this.opts.transform(obj) : obj) as T;
+  }
+
+  /** @internal */
+  applyEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+    if (type === 'DELETED') {
+      const old = this.store.delete(objectKey(obj));
+      this.dispatchDelete(old ?? obj);
+      return;
+    }
+    const old = this.store.upsert(obj);
+    if (old) this.dispatchUpdate(old, obj);
+    else this.dispatchAdd(obj);
+  }
+
+  /** @internal replaces everything in `namespace` (all when undefined) with `objs`, reporting the differences. */
+  replace(namespace: string | undefined, objs: T[]): void {
+    const seen = new Set<string>();
+    for (const obj of objs) {
+      const key = objectKey(obj);
+      seen.add(key);
+      const old = this.store.upsert(obj);
+      if (!old) this.dispatchAdd(obj);
+      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.dispatchUpdate(old, obj);
+    }
+    const scope = namespace === undefined ? this.store.list() : this.store.list({ namespace });
+    for (const obj of scope) {
+      const key = objectKey(obj);
+      if (!seen.has(key)) {
+        this.store.delete(key);
+        this.dispatchDelete(obj);
+      }
+    }
+  }
+
+  private dispatchAdd(obj: T): void {
+    for (const h of this.handlers) if (h.onAdd) safely(this.opts.log, () => h.onAdd!(obj));
+  }
+
+  private dispatchUpdate(old: T, obj: T): void {
+    for (const h of this.handlers) if (h.onUpdate) safely(this.opts.log, () => h.onUpdate!(old, obj));
+  }
+
+  private dispatchDelete(obj: T): void {
+    for (const h of this.handlers) if (h.onDelete) safely(this.opts.log, () => h.onDelete!(obj));
+  }
+}
+
+function safely(log: Logger, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    log.error('event handler failed', err);
+  }
+}
+
+class Reflector<T extends KubeObject> {
+  synced = false;
+  private resourceVersion?: string;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly kind: ResourceKind<T>,
+    private readonly namespace: string | undefined,
+    private readonly informer: Informer<T>,
+    private readonly opts: InformerOptions,
+  ) {
+    this.log = opts.log.child({ kind: kind.kind, group: kind.group, ...(namespace ? { namespace } : {}) });
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const initial = this.opts.initialBackoffMs ?? 800;
+    const max = this.opts.maxBackoffMs ?? 30_000;
+    let backoff = initial;
+    while (!signal.aborted) {
+      try {
+        if (this.resourceVersion === undefined) await this.list(signal);
+        const { events, durationMs } = await this.watch(signal);
+        if (signal.aborted) return;
+        // A watch that ends at once with nothing in it means the server is unhappy: slow down.
+        if (events > 0 || durationMs > 10_000) {
+          backoff = initial;
+          continue;
+        }
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, max);
+      } catch (err) {
+        if (signal.aborted) return;
+        if (isGone(err)) {
+          this.log.info('resourceVersion expired, listing again', { resourceVersion: this.resourceVersion });
+          this.resourceVersion = undefined;
+        } else {
+          this.log.error('list/watch failed, retrying', err, { retryInMs: backoff, resourceVersion: this.resourceVersion });
+        }
+        await sleep(withJitter(backoff), signal);
+        backoff = Math.min(backoff * 2, max);
+      }
+    }
+  }
+
+  private async list(signal: AbortSignal): Promise<void> {
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.transport.request<KubeList<T>>('GET', resourcePath(this.kind, this.namespace), {
+        query: {
+          limit: this.opts.pageSize ?? 500,
+          continue: continueToken,
+          labelSelector: formatLabelSelector(this.opts.labelSelector),
+          fieldSelector: this.opts.fieldSelector,
+        },
+        signal,
+        context: `list ${this.kind.plural}`,
+      });
+      for (const item of page.items ?? []) items.push(this.informer.prepare(item));
+      continueToken = page.metadata?.continue || undefined;
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    } while (continueToken);
+    this.informer.replace(this.namespace, items);
+    this.resourceVersion = resourceVersion;
+    if (!this.synced) {
+      this.synced = true;
+      this.informer.notifySynced();
+    }
+    this.log.debug('listed', { count: items.length, resourceVersion });
+  }
+
+  private async watch(signal: AbortSignal): Promise<{ events: number; durationMs: number }> {
+    const started = Date.now();
+    // Spread watch lifetimes like client-go (5-10 minutes) so many informers do not reconnect together.
+    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    // Safety net if the connection silently dies: the server should have ended it by now.
+    const timer = setTimeout(() => stop.abort(), (timeoutSeconds + 30) * 1000);
+    let events = 0;
+    try {
+      const stream = this.transport.watch(
+        resourcePath(this.kind, this.namespace),
+        {
+          resourceVersion: this.resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          labelSelector: formatLabelSelector(this.opts.labelSelector),
+          fieldSelector: this.opts.fieldSelector,
+        },
+        stop.signal,
+      );
+      for await (const ev of stream) {
+        events++;
+        if (ev.type === 'ERROR') {
+          const status = ev.object as Status;
+          throw new ApiError(status.code ?? 500, status, `watch ${this.kind.plural}`);
+        }
+        const obj = ev.object as KubeObject;
+        const rv = obj.metadata?.resourceVersion;
+        if (ev.type === 'BOOKMARK') {
+          if (rv) this.resourceVersion = rv;
+          continue;
+        }
+        this.informer.applyEvent(ev.type, this.informer.prepare(obj));
+        if (rv) this.resourceVersion = rv;
+      }
+    } catch (err) {
+      // Our own safety-net abort is a normal end of the watch, not an error.
+      if (stop.signal.aborted && !signal.aborted) return { events, durationMs: Date.now() - started };
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+    return { events, durationMs: Date.now() - started };
+  }
+}
+
+function withJitter(ms: number): number {
+  return ms * (1 + Math.random() * 0.2);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,28 @@
+export {
+  createClient,
+  type Client,
+  type ClientOptions,
+  type Reader,
+  type Writer,
+  type StatusWriter,
+  type ObjectKey,
+  type ListOptions,
+  type Patch,
+  type JsonPatchOp,
+  type WriteOptions,
+  type ApplyOptions,
+  type DeleteOptions,
+} from './client.js';
+export {
+  ApiError,
+  type Status,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isInvalid,
+  isForbidden,
+  ignoreNotFound,
+  ignoreAlreadyExists,
+  retryOnConflict,
+} from './errors.js';

@@ -1,0 +1,162 @@
+// HTTP plumbing shared by the client and the cache's watcher. KubeConfig does the authentication and
+// TLS set-up; requests go through node's http(s) with one keep-alive agent so a busy controller reuses
+// connections instead of opening one per call.
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, type Status } from '../errors.js';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  /** Prefix for the error message, e.g. `get memcacheds default/a`. */
+  context?: string;
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: Record<string, unknown>;
+}
+
+interface Prepared {
+  base: URL;
+  agent: http.Agent;
+  headers: http.OutgoingHttpHeaders;
+  auth?: string;
+  expires: number;
+}
+
+// Credentials can rotate (exec plugins, projected service-account tokens), so headers are re-read
+// from the KubeConfig this often, and at once after a 401.
+const credentialTtlMs = 60_000;
+
+export class Transport {
+  private prepared?: Promise<Prepared>;
+  private agent?: http.Agent;
+
+  constructor(readonly kubeConfig: KubeConfig) {}
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.send(method, path, opts);
+    const text = await readBody(res);
+    const code = res.statusCode ?? 0;
+    if (code === 401) this.prepared = undefined;
+    if (code < 200 || code > 299) throw toApiError(code, text, opts.context);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Opens a watch and yields its events until the server ends the stream or `signal` aborts. */
+  async *watch(path: string, query: Query, signal: AbortSignal): AsyncGenerator<WatchEvent> {
+    const res = await this.send('GET', path, { query: { ...query, watch: true }, signal });
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) {
+      const text = await readBody(res);
+      if (code === 401) this.prepared = undefined;
+      throw toApiError(code, text, `watch ${path}`);
+    }
+    res.setEncoding('utf8');
+    // Iterating the response itself (not readline) makes a connection cut mid-stream reject here.
+    let buffered = '';
+    try {
+      for await (const chunk of res) {
+        buffered += chunk as string;
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line !== '') yield JSON.parse(line) as WatchEvent;
+        }
+      }
+      if (buffered.trim() !== '') yield JSON.parse(buffered) as WatchEvent;
+    } finally {
+      res.destroy();
+    }
+  }
+
+  private async send(method: string, path: string, opts: RequestOptions): Promise<http.IncomingMessage> {
+    const p = await this.prepare();
+    const url = new URL(p.base.pathname.replace(/\/$/, '') + path, p.base);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: http.OutgoingHttpHeaders = { ...p.headers, Accept: 'application/json' };
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = Buffer.byteLength(payload);
+    }
+    const lib = url.protocol === 'http:' ? http : https;
+    return await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = lib.request(url, { method, headers, agent: p.agent, auth: p.auth, signal: opts.signal }, resolve);
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  private prepare(): Promise<Prepared> {
+    const current = this.prepared;
+    if (current) {
+      return current.then((p) => {
+        if (Date.now() < p.expires) return p;
+        if (this.prepared === current) this.prepared = undefined;
+        return this.prepare();
+      });
+    }
+    const next = this.load();
+    this.prepared = next;
+    next.catch(() => {
+      if (this.prepared === next) this.prepared = undefined;
+    });
+    return next;
+  }
+
+  private async load(): Promise<Prepared> {
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster; set a current-context or KUBECONFIG');
+    const opts: https.RequestOptions = { headers: {} };
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const base = new URL(cluster.server);
+    // TLS material does not change while the process runs; keep one pooled agent for it.
+    this.agent ??=
+      base.protocol === 'http:'
+        ? new http.Agent({ keepAlive: true, maxSockets: 100 })
+        : new https.Agent({
+            keepAlive: true,
+            maxSockets: 100,
+            ca: opts.ca,
+            cert: opts.cert,
+            key: opts.key,
+            pfx: opts.pfx,
+            passphrase: opts.passphrase,
+            servername: opts.servername,
+            ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
+          });
+    return { base, agent: this.agent, headers: { ...(opts.headers as http.OutgoingHttpHeaders) }, auth: opts.auth ?? undefined, expires: Date.now() + credentialTtlMs };
+  }
+
+  /** Closes pooled connections (tests and shutdown). */
+  destroy(): void {
+    this.agent?.destroy();
+  }
+}
+
+async function readBody(res: http.IncomingMessage): Promise<string> {
+  res.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of res) text += chunk as string;
+  return text;
+}
+
+function toApiError(code: number, text: string, context?: string): ApiError {
+  let status: Status = {};
+  try {
+    const parsed = JSON.parse(text) as Status;
+    if (parsed && typeof parsed === 'object') status = parsed;
+  } catch {
+    status = { message: text.trim() || undefined };
+  }
+  return new ApiError(code, status, context);
+}

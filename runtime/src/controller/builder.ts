@@ -1,0 +1,162 @@
+// The controller builder: `mgr.controllerFor(Memcached).owns(Deployment).complete(reconciler)`.
+import type { ResourceKind } from '../api/kind.js';
+import type { KubeObject, OwnerReference } from '../api/types.js';
+import type { Cache } from '../cache/cache.js';
+import type { Logger } from '../log/index.js';
+import type { RuntimeMetrics } from '../metrics/index.js';
+import type { Reconciler, Request } from '../reconcile/index.js';
+import type { RateLimiter } from '../workqueue/rate-limiter.js';
+import { Controller } from './controller.js';
+import { allowCreate, allowDelete, allowUpdate, type Predicate } from './predicates.js';
+
+/** What a builder needs from its manager. */
+export interface ControllerHost {
+  readonly cache: Cache;
+  readonly log: Logger;
+  readonly metrics?: RuntimeMetrics;
+  readonly hardStop?: AbortSignal;
+  addController(c: Controller): void;
+}
+
+export interface WatchOptions {
+  predicates?: Predicate[];
+}
+
+export interface ControllerBuilder<T extends KubeObject = KubeObject> {
+  /** Events of `kind` objects enqueue their controller owner when it is of the `for` kind. */
+  owns(kind: ResourceKind, opts?: WatchOptions): this;
+  /** Events of `kind` objects enqueue whatever `map` returns. */
+  watches<O extends KubeObject>(kind: ResourceKind<O>, map: (obj: O) => Request[], opts?: { predicates?: Predicate<O>[] }): this;
+  /** Predicates applied to every watch of this controller. */
+  withEventFilter(...p: Predicate[]): this;
+  /** The controller's name in logs and metrics; default the lower-cased kind. Must be unique. */
+  named(name: string): this;
+  withOptions(o: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this;
+  complete(r: Reconciler): Controller;
+}
+
+interface Watch {
+  kind: ResourceKind;
+  predicates: Predicate[];
+  toRequests: (obj: KubeObject) => Request[];
+}
+
+const usedNames = new WeakMap<ControllerHost, Set<string>>();
+
+export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
+  private readonly watchList: Watch[] = [];
+  private readonly globalPredicates: Predicate[] = [];
+  private name?: string;
+  private maxConcurrentReconciles?: number;
+  private rateLimiter?: RateLimiter;
+  private completed = false;
+
+  constructor(
+    private readonly host: ControllerHost,
+    private readonly forKind: ResourceKind<T>,
+    forOpts: WatchOptions = {},
+  ) {
+    this.watchList.push({ kind: forKind, predicates: forOpts.predicates ?? [], toRequests: (obj) => [requestFor(obj)] });
+  }
+
+  owns(kind: ResourceKind, opts: WatchOptions = {}): this {
+    const owner = this.forKind;
+    this.watchList.push({
+      kind,
+      predicates: opts.predicates ?? [],
+      toRequests: (obj) => {
+        const ref = obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+        if (!ref || !refersTo(ref, owner)) return [];
+        return [owner.namespaced ? { namespace: obj.metadata?.namespace, name: ref.name } : { name: ref.name }];
+      },
+    });
+    return this;
+  }
+
+  watches<O extends KubeObject>(kind: ResourceKind<O>, map: (obj: O) => Request[], opts: { predicates?: Predicate<O>[] } = {}): this {
+    this.watchList.push({ kind, predicates: (opts.predicates ?? []) as Predicate[], toRequests: map as (obj: KubeObject) => Request[] });
+    return this;
+  }
+
+  withEventFilter(...p: Predicate[]): this {
+    this.globalPredicates.push(...p);
+    return this;
+  }
+
+  named(name: string): this {
+    this.name = name;
+    return this;
+  }
+
+  withOptions(o: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this {
+    if (o.maxConcurrentReconciles !== undefined) this.maxConcurrentReconciles = o.maxConcurrentReconciles;
+    if (o.rateLimiter !== undefined) this.rateLimiter = o.rateLimiter;
+    return this;
+  }
+
+  complete(reconciler: Reconciler): Controller {
+    if (this.completed) throw new Error('complete() was already called on this builder');
+    this.completed = true;
+    const name = this.name ?? this.forKind.kind.toLowerCase();
+    if (!/^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/i.test(name)) throw new Error(`controller name "${name}" must be alphanumeric with - _ or . inside`);
+    const names = usedNames.get(this.host) ?? new Set<string>();
+    usedNames.set(this.host, names);
+    if (names.has(name)) throw new Error(`a controller named "${name}" already exists; give this one another name with .named()`);
+    names.add(name);
+
+    const informers = this.watchList.map((w) => this.host.cache.informerFor(w.kind));
+    const controller = new Controller({
+      name,
+      reconciler,
+      sources: informers,
+      maxConcurrentReconciles: this.maxConcurrentReconciles,
+      rateLimiter: this.rateLimiter,
+      log: this.host.log,
+      metrics: this.host.metrics,
+      hardStop: this.host.hardStop,
+    });
+    this.watchList.forEach((w, i) => {
+      const predicates = [...this.globalPredicates, ...w.predicates];
+      const enqueue = (obj: KubeObject) => {
+        for (const req of safeMap(w, obj, this.host.log)) controller.enqueue(req);
+      };
+      informers[i]!.addEventHandler({
+        onAdd: (obj) => {
+          if (allowCreate(predicates, obj)) enqueue(obj);
+        },
+        onUpdate: (oldObj, newObj) => {
+          if (!allowUpdate(predicates, oldObj, newObj)) return;
+          // The old object matters when the change moves it away (e.g. a new controller owner).
+          enqueue(oldObj);
+          enqueue(newObj);
+        },
+        onDelete: (obj) => {
+          if (allowDelete(predicates, obj)) enqueue(obj);
+        },
+      });
+    });
+    this.host.addController(controller);
+    return controller;
+  }
+}
+
+function requestFor(obj: KubeObject): Request {
+  const ns = obj.metadata?.namespace;
+  return ns ? { namespace: ns, name: obj.metadata?.name ?? '' } : { name: obj.metadata?.name ?? '' };
+}
+
+// Owner references match on group and kind; the version may differ (controller-runtime does the same).
+function refersTo(ref: OwnerReference, kind: ResourceKind): boolean {
+  const slash = ref.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
+  return group === kind.group && ref.kind === kind.kind;
+}
+
+function safeMap(w: Watch, obj: KubeObject, log: Logger): Request[] {
+  try {
+    return w.toRequests(obj);
+  } catch (err) {
+    log.error('watch map function failed', err, { kind: w.kind.kind, name: obj.metadata?.name });
+    return [];
+  }
+}

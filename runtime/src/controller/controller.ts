@@ -1,0 +1,124 @@
+// A controller: a work queue of namespace/name keys fed by informer events, and N workers that take
+// keys and call the reconciler. The queue guarantees one reconcile per key at a time.
+import { randomUUID } from 'node:crypto';
+import type { Informer } from '../cache/informer.js';
+import type { Logger } from '../log/index.js';
+import type { RuntimeMetrics } from '../metrics/index.js';
+import { isTerminal, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
+import { WorkQueue } from '../workqueue/queue.js';
+import type { RateLimiter } from '../workqueue/rate-limiter.js';
+
+export interface ControllerOptions {
+  name: string;
+  reconciler: Reconciler;
+  /** Informers whose first list must be in memory before workers start. */
+  sources: Informer[];
+  maxConcurrentReconciles?: number;
+  rateLimiter?: RateLimiter;
+  log: Logger;
+  metrics?: RuntimeMetrics;
+  /** Aborted when in-flight reconciles must give up (the shutdown deadline passed). */
+  hardStop?: AbortSignal;
+  /** How long to wait for the caches before giving up; default 2 minutes, as controller-runtime. */
+  cacheSyncTimeoutMs?: number;
+}
+
+export class Controller {
+  readonly name: string;
+  /** Controllers reconcile only on the leader. */
+  readonly needLeaderElection = true;
+  readonly queue: WorkQueue<string>;
+  private readonly reconciler: Reconciler;
+  private readonly workers: number;
+  private readonly log: Logger;
+  private readonly metrics?: RuntimeMetrics;
+  private readonly hardStop: AbortSignal;
+  private started = false;
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.name = opts.name;
+    this.reconciler = opts.reconciler;
+    this.workers = Math.max(1, opts.maxConcurrentReconciles ?? 1);
+    this.log = opts.log.child({ controller: opts.name });
+    this.metrics = opts.metrics;
+    this.hardStop = opts.hardStop ?? new AbortController().signal;
+    this.queue = new WorkQueue<string>({ rateLimiter: opts.rateLimiter, metrics: opts.metrics?.workqueue(opts.name) });
+  }
+
+  enqueue(req: Request): void {
+    this.queue.add(requestKey(req));
+  }
+
+  /**
+   * Waits for the caches, then runs the workers until `signal` aborts. On abort the queue stops
+   * handing out keys and this resolves once the reconciles in flight have returned.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error(`controller ${this.name} was already started`);
+    this.started = true;
+    const onAbort = () => this.queue.shutDown();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) this.queue.shutDown();
+    this.log.info('starting controller', { workerCount: this.workers });
+    const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
+    const syncAbort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const synced = await Promise.all(this.opts.sources.map((s) => s.waitForSync(syncAbort)));
+    if (signal.aborted) return;
+    if (!synced.every(Boolean)) throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync`);
+    const workers = Array.from({ length: this.workers }, () => this.work());
+    await Promise.all(workers);
+    signal.removeEventListener('abort', onAbort);
+    this.log.info('all workers finished');
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.process(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    const req = requestFromKey(key);
+    const reconcileID = randomUUID();
+    const log = this.log.child({ ...(req.namespace ? { namespace: req.namespace } : {}), name: req.name, reconcileID });
+    const started = performance.now();
+    let result: Result | void;
+    try {
+      result = await this.reconciler.reconcile(req, { signal: this.hardStop, log, reconcileID, controller: this.name });
+    } catch (err) {
+      this.observe(started);
+      this.metrics?.reconcileError(this.name);
+      this.metrics?.reconcileTotal(this.name, 'error');
+      if (isTerminal(err)) {
+        this.queue.forget(key);
+        log.error('Reconciler error (terminal, not retried)', err);
+      } else {
+        this.queue.addRateLimited(key);
+        log.error('Reconciler error', err, { retries: this.queue.numRequeues(key) });
+      }
+      return;
+    }
+    this.observe(started);
+    if (result && result.requeueAfter !== undefined && result.requeueAfter > 0) {
+      this.queue.forget(key);
+      this.queue.addAfter(key, result.requeueAfter);
+      this.metrics?.reconcileTotal(this.name, 'requeue_after');
+    } else if (result && result.requeue) {
+      this.queue.addRateLimited(key);
+      this.metrics?.reconcileTotal(this.name, 'requeue');
+    } else {
+      this.queue.forget(key);
+      this.metrics?.reconcileTotal(this.name, 'success');
+    }
+  }
+
+  private observe(started: number): void {
+    this.metrics?.reconcileTime(this.name, (performance.now() - started) / 1000);
+  }
+}

@@ -1,0 +1,94 @@
+// EventRecorder: writes events.k8s.io/v1 Events about an object (what `kubectl events` and
+// `kubectl describe` show). Recording never blocks or fails the reconcile: the write happens in the
+// background and a failure is logged.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { groupVersion } from '../api/kind.js';
+import type { KubeObject, MicroTime, ObjectMeta } from '../api/types.js';
+import type { ObjectReference } from '../api/builtins.js';
+import type { Writer } from '../client/client.js';
+import type { Logger } from '../log/index.js';
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface EventRecorder {
+  /** `action` defaults to `reason` (events.k8s.io/v1 requires one). */
+  event(obj: KubeObject, type: EventType, reason: string, note: string, action?: string): void;
+}
+
+/** events.k8s.io/v1 Event. */
+export interface EventsV1Event {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  eventTime: MicroTime;
+  action?: string;
+  reason?: string;
+  note?: string;
+  type?: string;
+  regarding?: ObjectReference;
+  reportingController?: string;
+  reportingInstance?: string;
+}
+
+export const EventsV1Event = groupVersion('events.k8s.io', 'v1').kind<EventsV1Event>('Event');
+
+// The API server rejects notes over 1 kB.
+const maxNoteBytes = 1024;
+
+export interface EventRecorderOptions {
+  /** The reporting controller, e.g. `memcached-controller` (shows as `source`). */
+  name: string;
+  writer: Writer;
+  log: Logger;
+  /** Namespace for events about cluster-scoped objects; default `default`. */
+  defaultNamespace?: string;
+  /** Called with each write so a manager can wait for them on shutdown. */
+  track?: (p: Promise<unknown>) => void;
+}
+
+export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
+  const instance = `${opts.name}-${hostname()}`.slice(0, 128);
+  return {
+    event(obj, type, reason, note, action) {
+      const meta = obj.metadata ?? {};
+      const namespace = meta.namespace || opts.defaultNamespace || 'default';
+      const event: EventsV1Event = {
+        apiVersion: EventsV1Event.apiVersion,
+        kind: 'Event',
+        metadata: { name: `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`, namespace },
+        eventTime: microTime(new Date()),
+        type,
+        reason,
+        action: action ?? reason,
+        note: truncate(note),
+        regarding: {
+          apiVersion: obj.apiVersion,
+          kind: obj.kind,
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+        },
+        reportingController: opts.name,
+        reportingInstance: instance,
+      };
+      const write = opts.writer.create(EventsV1Event, event).catch((err: unknown) => {
+        opts.log.error('could not record event', err, { reason, regarding: `${meta.namespace ?? ''}/${meta.name ?? ''}` });
+      });
+      opts.track?.(write);
+    },
+  };
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+function microTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function truncate(note: string): string {
+  if (Buffer.byteLength(note) <= maxNoteBytes) return note;
+  let out = note.slice(0, maxNoteBytes);
+  while (Buffer.byteLength(out) > maxNoteBytes - 3) out = out.slice(0, -1);
+  return out + '...';
+}

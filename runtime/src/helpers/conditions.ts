@@ -1,0 +1,65 @@
+// Status conditions with apimachinery's meta.SetStatusCondition semantics: one condition per type,
+// lastTransitionTime moves only when status changes, and reason/message/observedGeneration are
+// refreshed in place.
+import type { Condition } from '../api/types.js';
+
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
+
+/** metav1.Time: RFC 3339 with second precision. */
+export function nowTime(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Sets `c` in a copy of `conditions` and says whether anything changed. The input array is not
+ * modified; assign the result: `({ conditions: obj.status.conditions } = setStatusCondition(...))`.
+ */
+export function setStatusCondition(conditions: Condition[] | undefined, c: ConditionInput): { conditions: Condition[]; changed: boolean } {
+  const list = [...(conditions ?? [])];
+  const i = list.findIndex((x) => x.type === c.type);
+  if (i < 0) {
+    list.push({ ...c, lastTransitionTime: c.lastTransitionTime ?? nowTime() });
+    return { conditions: list, changed: true };
+  }
+  const existing = list[i]!;
+  const next: Condition = { ...existing };
+  let changed = false;
+  if (existing.status !== c.status) {
+    next.status = c.status;
+    next.lastTransitionTime = c.lastTransitionTime ?? nowTime();
+    changed = true;
+  }
+  if (existing.reason !== c.reason) {
+    next.reason = c.reason;
+    changed = true;
+  }
+  if (existing.message !== c.message) {
+    next.message = c.message;
+    changed = true;
+  }
+  if (existing.observedGeneration !== c.observedGeneration) {
+    next.observedGeneration = c.observedGeneration;
+    changed = true;
+  }
+  list[i] = next;
+  return { conditions: list, changed };
+}
+
+export function findStatusCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+export function isStatusConditionTrue(conditions: Condition[] | undefined, type: string): boolean {
+  return findStatusCondition(conditions, type)?.status === 'True';
+}
+
+export function isStatusConditionFalse(conditions: Condition[] | undefined, type: string): boolean {
+  return findStatusCondition(conditions, type)?.status === 'False';
+}
+
+/** Removes the condition of `type`; `changed` is false when there was none. */
+export function removeStatusCondition(conditions: Condition[] | undefined, type: string): { conditions: Condition[]; changed: boolean } {
+  const list = conditions ?? [];
+  const kept = list.filter((c) => c.type !== type);
+  return { conditions: kept, changed: kept.length !== list.length };
+}

@@ -1,0 +1,147 @@
+// A deduplicating, rate-limited work queue with client-go's guarantees:
+// - an item queued several times before a worker takes it is processed once;
+// - an item is never handed to two workers at once: if it is added while being processed it waits
+//   (marked dirty) and is queued again when the worker calls done();
+// - addAfter/addRateLimited hold an item back, and the earliest pending delay wins.
+import type { WorkqueueMetrics } from '../metrics/index.js';
+import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+export interface WorkQueueOptions<K> {
+  rateLimiter?: RateLimiter<K>;
+  metrics?: WorkqueueMetrics;
+}
+
+interface Waiting {
+  at: number;
+  timer: NodeJS.Timeout;
+}
+
+export class WorkQueue<K = string> {
+  private readonly queue: K[] = [];
+  private head = 0;
+  private readonly dirty = new Set<K>();
+  private readonly processing = new Set<K>();
+  private readonly waiting = new Map<K, Waiting>();
+  private readonly addedAt = new Map<K, number>();
+  private readonly startedAt = new Map<K, number>();
+  private getters: ((item: K | undefined) => void)[] = [];
+  private shuttingDown = false;
+  private readonly rateLimiter: RateLimiter<K>;
+  private readonly metrics?: WorkqueueMetrics;
+
+  constructor(opts: WorkQueueOptions<K> = {}) {
+    this.rateLimiter = opts.rateLimiter ?? defaultControllerRateLimiter<K>();
+    this.metrics = opts.metrics;
+  }
+
+  /** Items ready to be handed out (not counting delayed or in-flight ones). */
+  get length(): number {
+    return this.queue.length - this.head;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  add(item: K): void {
+    if (this.shuttingDown || this.dirty.has(item)) return;
+    this.metrics?.add();
+    this.dirty.add(item);
+    if (this.processing.has(item)) return;
+    this.enqueue(item);
+  }
+
+  /** Adds `item` after `delayMs`; an earlier pending delay for the same item wins. */
+  addAfter(item: K, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(item);
+      return;
+    }
+    const at = Date.now() + delayMs;
+    const existing = this.waiting.get(item);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.waiting.delete(item);
+      this.add(item);
+    }, delayMs);
+    this.waiting.set(item, { at, timer });
+  }
+
+  /** Adds `item` after the rate limiter's delay (a retry after a failure). */
+  addRateLimited(item: K): void {
+    this.metrics?.retry();
+    this.addAfter(item, this.rateLimiter.when(item));
+  }
+
+  /** The item succeeded: reset its backoff. */
+  forget(item: K): void {
+    this.rateLimiter.forget(item);
+  }
+
+  numRequeues(item: K): number {
+    return this.rateLimiter.numRequeues(item);
+  }
+
+  /** Waits for the next item; resolves undefined once the queue shuts down. */
+  get(): Promise<K | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    if (this.length > 0) return Promise.resolve(this.take());
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  /** The worker finished `item`; if it was added meanwhile it is queued again now. */
+  done(item: K): void {
+    this.processing.delete(item);
+    const started = this.startedAt.get(item);
+    if (started !== undefined) {
+      this.metrics?.workDuration((performance.now() - started) / 1000);
+      this.startedAt.delete(item);
+    }
+    if (this.dirty.has(item) && !this.shuttingDown) this.enqueue(item);
+  }
+
+  /** Stops handing out items: pending get() calls resolve undefined and delayed items are dropped. */
+  shutDown(): void {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    for (const w of this.waiting.values()) clearTimeout(w.timer);
+    this.waiting.clear();
+    const getters = this.getters;
+    this.getters = [];
+    for (const g of getters) g(undefined);
+  }
+
+  private enqueue(item: K): void {
+    this.addedAt.set(item, performance.now());
+    const getter = this.getters.shift();
+    if (getter) {
+      this.queue.push(item);
+      getter(this.take());
+      return;
+    }
+    this.queue.push(item);
+    this.metrics?.depth(this.length);
+  }
+
+  private take(): K {
+    const item = this.queue[this.head] as K;
+    this.head++;
+    // Compact now and then so the array does not grow without bound.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    this.dirty.delete(item);
+    this.processing.add(item);
+    const added = this.addedAt.get(item);
+    if (added !== undefined) {
+      this.metrics?.queueDuration((performance.now() - added) / 1000);
+      this.addedAt.delete(item);
+    }
+    this.startedAt.set(item, performance.now());
+    this.metrics?.depth(this.length);
+    return item;
+  }
+}
