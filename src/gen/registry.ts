@@ -1,0 +1,18 @@
+// The one registry every generator and `opgen markers` share, built explicitly.
+import { registerCrdMarkers, type SchemaMarker } from '../crd/markers/index.js';
+import { createRegistry, type Registry } from '../markers/index.js';
+import { registerRbacMarkers } from '../rbac/markers.js';
+import { registerWebhookMarkers } from '../webhook/markers.js';
+
+export interface GeneratorRegistry {
+  registry: Registry;
+  schemaMarkers: Map<string, SchemaMarker>;
+}
+
+export function createGeneratorRegistry(): GeneratorRegistry {
+  const registry = createRegistry();
+  const schemaMarkers = registerCrdMarkers(registry);
+  registerRbacMarkers(registry);
+  registerWebhookMarkers(registry);
+  return { registry, schemaMarkers };
+}

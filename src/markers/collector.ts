@@ -1,0 +1,215 @@
+// Ties `+marker` comment lines to the declarations they describe, with exact file:line:col positions
+// (the column points at the marker's `+`, or into its arguments for argument errors).
+//
+// Rules (controller-gen's, adapted to TypeScript):
+// - a marker is a comment line starting with `+`, in a `//` comment or inside a `/* */` block;
+// - the leading comments of an interface, type alias or enum hold its type markers; those of a property,
+//   its field markers; a marker there that is defined only for packages moves to the folder (package);
+// - every other comment in the file holds package markers (`+groupName`, `+kubebuilder:rbac`, ...).
+import type { ts as TS } from 'ts-morph';
+import { OpgenError, type Position } from '../diag/diagnostic.js';
+import type { MarkerDefinition, Target } from './definition.js';
+import { MarkerSyntaxError, parseArguments, splitMarker } from './grammar.js';
+import type { Registry } from './registry.js';
+
+export interface CollectedMarker {
+  definition: MarkerDefinition;
+  value: unknown;
+  /** Position of the `+`. */
+  where: Position;
+  text: string;
+}
+
+export interface DeclarationInfo {
+  markers: CollectedMarker[];
+  /** Description per controller-gen's rules, or undefined when there is none. */
+  description?: string;
+}
+
+export interface FileMarkers {
+  file: string;
+  sourceFile: TS.SourceFile;
+  package: CollectedMarker[];
+  /** Keyed by the interface/alias/enum/property node. */
+  declarations: Map<TS.Node, DeclarationInfo>;
+}
+
+interface RawComment {
+  pos: number;
+  end: number;
+  block: boolean;
+}
+
+interface RawMarker {
+  text: string;
+  /** File offset of the `+`. */
+  pos: number;
+}
+
+const TARGET_NOUN: Record<Target, string> = { package: 'a folder (any free comment)', type: 'a type', field: 'a field' };
+
+export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, registry: Registry, errors: OpgenError[]): FileMarkers {
+  const text = sf.text;
+  const result: FileMarkers = { file, sourceFile: sf, package: [], declarations: new Map() };
+  const owned = new Set<number>();
+  const all = new Map<number, RawComment>();
+
+  const remember = (ranges: TS.CommentRange[] | undefined): RawComment[] =>
+    (ranges ?? []).map((r) => {
+      const c = { pos: r.pos, end: r.end, block: r.kind === ts.SyntaxKind.MultiLineCommentTrivia };
+      all.set(c.pos, c);
+      return c;
+    });
+
+  const where = (pos: number): Position => {
+    const lc = sf.getLineAndCharacterOfPosition(pos);
+    return { file, line: lc.line + 1, column: lc.character + 1 };
+  };
+
+  const parse = (raw: RawMarker, target: Target | 'free', sink: CollectedMarker[], pkgSink: CollectedMarker[]): void => {
+    const split = splitMarker(raw.text, (n) => registry.lookup(n));
+    if (!split) {
+      const d = registry.diagnoseUnknown(raw.text);
+      if (d.owned) {
+        errors.push(
+          new OpgenError(
+            `unknown marker +${raw.text.split('=')[0]}`,
+            where(raw.pos),
+            d.suggestion ? `did you mean +${d.suggestion}?` : 'run `opgen markers` for the catalog',
+          ),
+        );
+      }
+      return;
+    }
+    const name = split.definition.name;
+    let dest: CollectedMarker[];
+    let def: MarkerDefinition | undefined;
+    if (target === 'free') {
+      def = registry.lookup(name, 'package');
+      dest = pkgSink;
+    } else {
+      def = registry.lookup(name, target);
+      dest = sink;
+      if (!def && target === 'type' && registry.lookup(name, 'package')) {
+        def = registry.lookup(name, 'package');
+        dest = pkgSink;
+      } else if (!def && target === 'field' && registry.lookup(name, 'package')) {
+        def = registry.lookup(name, 'package');
+        dest = pkgSink;
+      }
+    }
+    if (!def) {
+      const targets = registry.definitionsOf(name).flatMap((d) => d.targets);
+      const here = target === 'free' ? 'here (not directly above a type or field)' : `on ${TARGET_NOUN[target]}`;
+      errors.push(
+        new OpgenError(`+${name} cannot stand ${here}`, where(raw.pos), `move it directly above ${targets.map((t) => TARGET_NOUN[t]).join(' or ')}`),
+      );
+      return;
+    }
+    try {
+      const value = parseArguments({ ...split, definition: def });
+      dest.push({ definition: def, value, where: where(raw.pos), text: raw.text });
+    } catch (err) {
+      if (!(err instanceof MarkerSyntaxError)) throw err;
+      errors.push(new OpgenError(`+${name}: ${err.message}`, where(raw.pos + 1 + err.offset), err.fix));
+    }
+  };
+
+  const declare = (node: TS.Node, target: Target): void => {
+    const comments = remember(ts.getLeadingCommentRanges(text, node.getFullStart()));
+    const info: DeclarationInfo = { markers: [] };
+    for (const c of comments) {
+      owned.add(c.pos);
+      for (const m of markerLines(text, c)) parse(m, target, info.markers, result.package);
+    }
+    info.description = describe(text, comments, node.getStart(sf));
+    result.declarations.set(node, info);
+  };
+
+  const visit = (node: TS.Node): void => {
+    if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node)) {
+      declare(node, 'type');
+    } else if (ts.isPropertySignature(node) || ts.isPropertyDeclaration(node)) {
+      declare(node, 'field');
+    } else {
+      remember(ts.getLeadingCommentRanges(text, node.getFullStart()));
+    }
+    ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(sf, visit);
+  remember(ts.getLeadingCommentRanges(text, sf.endOfFileToken.getFullStart()));
+
+  for (const c of [...all.values()].sort((a, b) => a.pos - b.pos)) {
+    if (owned.has(c.pos)) continue;
+    for (const m of markerLines(text, c)) parse(m, 'free', result.package, result.package);
+  }
+  return result;
+}
+
+/** The `+marker` lines of one comment, each with the file offset of its `+`. */
+function markerLines(text: string, c: RawComment): RawMarker[] {
+  const body = text.slice(c.pos, c.end);
+  if (!body.includes('+')) return [];
+  const out: RawMarker[] = [];
+  if (!c.block) {
+    const m = /^\/\/\s*\+/.exec(body);
+    if (m) out.push({ text: body.slice(m[0].length).trim(), pos: c.pos + m[0].length - 1 });
+    return out;
+  }
+  let offset = 2; // after `/*`
+  const inner = body.slice(2, body.length - 2);
+  for (const line of inner.split('\n')) {
+    const m = /^[\s*]*\+/.exec(line);
+    if (m && !/^\*+\+/.test(line)) {
+      out.push({ text: line.slice(m[0].length).replace(/\*+$/, '').trim(), pos: c.pos + offset + m[0].length - 1 });
+    }
+    offset += line.length + 1;
+  }
+  return out;
+}
+
+/**
+ * controller-gen's description rules on TypeScript comments: the last JSDoc block, or else the `//` lines
+ * directly above the declaration; marker lines removed; blank-line runs collapsed; `TODO` lines dropped and a
+ * `---` line ending the text (outside ``` fences); newlines kept.
+ */
+function describe(text: string, comments: RawComment[], nodeStart: number): string | undefined {
+  let lines: string[] = [];
+  const jsdoc = [...comments].reverse().find((c) => c.block && text.startsWith('/**', c.pos));
+  if (jsdoc) {
+    const inner = text.slice(jsdoc.pos + 3, jsdoc.end - 2);
+    lines = inner.split('\n').map((l) => l.replace(/^\s*\*?/, '').trim());
+  } else {
+    // The run of `//` comments that touches the declaration (no blank line in between).
+    let next = nodeStart;
+    const run: string[] = [];
+    for (const c of [...comments].reverse()) {
+      if (c.block) break;
+      const gap = text.slice(c.end, next);
+      if ((gap.match(/\n/g) ?? []).length > 1) break;
+      run.unshift(text.slice(c.pos + 2, c.end).replace(/^ /, '').trimEnd());
+      next = c.pos;
+    }
+    lines = run;
+  }
+  lines = lines.filter((l) => !l.trimStart().startsWith('+'));
+  // Go's CommentGroup.Text: trim blank lines at both ends, collapse runs of blank lines.
+  const collapsed: string[] = [];
+  for (const l of lines) {
+    if (l === '' && (collapsed.length === 0 || collapsed[collapsed.length - 1] === '')) continue;
+    collapsed.push(l);
+  }
+  while (collapsed.length > 0 && collapsed[collapsed.length - 1] === '') collapsed.pop();
+  const out: string[] = [];
+  let fenced = false;
+  for (const l of collapsed) {
+    const t = l.trim();
+    if (t.startsWith('```') || t.startsWith('~~~')) fenced = !fenced;
+    if (!fenced && t.startsWith('TODO')) continue;
+    if (!fenced && t.startsWith('---')) break;
+    out.push(l);
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  const desc = out.join('\n');
+  return desc === '' ? undefined : desc;
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { createGeneratorRegistry } from '../gen/registry.js';
+import { MarkerSyntaxError, parseArguments, splitMarker } from './grammar.js';
+
+const { registry } = createGeneratorRegistry();
+
+function parse(text: string): unknown {
+  const split = splitMarker(text, (n) => registry.lookup(n));
+  if (!split) throw new Error(`unknown: ${text}`);
+  return parseArguments(split);
+}
+
+function syntaxError(text: string): MarkerSyntaxError {
+  try {
+    parse(text);
+  } catch (err) {
+    if (err instanceof MarkerSyntaxError) return err;
+    throw err;
+  }
+  throw new Error(`no error for ${text}`);
+}
+
+describe('marker grammar', () => {
+  it('reads flags, single values and named arguments', () => {
+    expect(parse('kubebuilder:subresource:status')).toBe(true);
+    expect(parse('kubebuilder:validation:Minimum=-1.5')).toBe(-1.5);
+    expect(parse('kubebuilder:validation:MaxLength=63')).toBe(63);
+    expect(parse('groupName=cache.example.com')).toBe('cache.example.com');
+    expect(parse('groupName=')).toBe('');
+    expect(parse('kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"')).toEqual({
+      name: 'Age',
+      type: 'date',
+      JSONPath: '.metadata.creationTimestamp',
+    });
+  });
+
+  it('reads lists in both spellings, maps, and any-typed values by spelling', () => {
+    expect(parse('kubebuilder:rbac:groups=apps,resources=deployments;deployments/status,verbs={get,list,watch}')).toEqual({
+      groups: ['apps'],
+      resources: ['deployments', 'deployments/status'],
+      verbs: ['get', 'list', 'watch'],
+    });
+    expect(parse('kubebuilder:validation:Enum=1;2;"foo";bar')).toEqual([1, 2, 'foo', 'bar']);
+    expect(parse('kubebuilder:default={a: 1, b: "x", c: {d,e}}')).toEqual({ a: 1, b: 'x', c: ['d', 'e'] });
+    expect(parse('kubebuilder:default={}')).toEqual({});
+    expect(parse('kubebuilder:default:={}')).toEqual({});
+    expect(parse('kubebuilder:default={1,2}')).toEqual([1, 2]);
+    expect(parse('kubebuilder:default=100Mi')).toBe('100Mi');
+    expect(parse('kubebuilder:default=2024-01-15')).toBe('2024-01-15');
+    expect(parse('kubebuilder:default=true')).toBe(true);
+    expect(parse('kubebuilder:default=1.5')).toBe(1.5);
+    expect(parse('default=["a","b"]')).toEqual(['a', 'b']);
+  });
+
+  it('unquotes Go strings and keeps raw strings as written', () => {
+    expect(parse('kubebuilder:validation:Pattern="^\\\\d+,x$"')).toBe('^\\d+,x$');
+    expect(parse('kubebuilder:validation:Pattern=`^\\d{1,3}$`')).toBe('^\\d{1,3}$');
+    expect(parse('kubebuilder:validation:XValidation:rule="self.a == \'x\'",message="must be x"')).toEqual({
+      rule: "self.a == 'x'",
+      message: 'must be x',
+    });
+  });
+
+  it('points errors into the marker text', () => {
+    const unknownArg = syntaxError('kubebuilder:printcolumn:name=Age,typ=date,JSONPath=.x');
+    expect(unknownArg.message).toBe('+kubebuilder:printcolumn has no argument "typ"');
+    expect(unknownArg.fix).toBe('did you mean type?');
+    expect(unknownArg.offset).toBe('kubebuilder:printcolumn:name=Age,'.length);
+
+    const missing = syntaxError('kubebuilder:rbac:groups=apps,resources=pods');
+    expect(missing.message).toBe('+kubebuilder:rbac is missing argument "verbs"');
+
+    const notInt = syntaxError('kubebuilder:validation:MaxLength=6.5');
+    expect(notInt.message).toBe('expected an integer, got "6.5"');
+    expect(notInt.offset).toBe('kubebuilder:validation:MaxLength='.length);
+
+    expect(syntaxError('kubebuilder:validation:Pattern=^a{1,3}$').message).toBe('unexpected ",3}$" after the value');
+    expect(syntaxError('kubebuilder:subresource:status=true').message).toBe('+kubebuilder:subresource:status takes no arguments');
+  });
+
+  it('suggests the closest spelling for unknown markers it owns and leaves others alone', () => {
+    expect(registry.diagnoseUnknown('kubebuilder:validation:Minimun=1')).toEqual({ owned: true, suggestion: 'kubebuilder:validation:Minimum' });
+    expect(registry.diagnoseUnknown('kubebuilder:validation:nullable')).toEqual({ owned: true, suggestion: 'nullable' });
+    expect(registry.diagnoseUnknown('optinal')).toEqual({ owned: true, suggestion: 'optional' });
+    expect(registry.diagnoseUnknown('operator-sdk:csv:customresourcedefinitions:displayName="X"').owned).toBe(false);
+    expect(registry.diagnoseUnknown('genclient').owned).toBe(false);
+  });
+});

@@ -1,0 +1,5 @@
+export { argTypes, describeArgType, type ArgSpec, type ArgType, type MarkerDefinition, type Target } from './definition.js';
+export { MarkerSyntaxError, closest, editDistance, parseArguments, splitMarker } from './grammar.js';
+export { Registry, createRegistry } from './registry.js';
+export { collectMarkers, type CollectedMarker, type DeclarationInfo, type FileMarkers } from './collector.js';
+export { formatCatalog } from './catalog.js';
