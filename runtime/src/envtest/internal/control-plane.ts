@@ -1,0 +1,125 @@
+// Starts etcd and kube-apiserver on loopback with the flags envtest uses, plus the ones a machine
+// without a default route or a fixed etcd peer port needs (see docs/envtest.md).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AdminClient, poll } from './admin-client.js';
+import type { Binaries } from './binaries.js';
+import { freePort, LOOPBACK } from './ports.js';
+import { logTail, spawnGroup, type Reaper, type Spawned } from './process.js';
+import { newSigningKey, TinyCa, type KeyPairPem } from './tiny-ca.js';
+
+export interface ControlPlane {
+  server: string;
+  servingCaPem: string;
+  clientCa: TinyCa;
+  admin: KeyPairPem;
+  client: AdminClient;
+  etcd: Spawned;
+  apiServer: Spawned;
+}
+
+export interface ControlPlaneOptions {
+  binaries: Binaries;
+  dir: string;
+  attachLogs: boolean;
+  startTimeoutMs: number;
+  reaper: Reaper;
+  /** Every spawned process is reported here at once, so the caller can stop it even if start fails. */
+  onSpawn: (p: Spawned) => void;
+}
+
+export class EarlyExitError extends Error {
+  constructor(readonly processName: string, code: string, readonly logText: string) {
+    super(`envtest: ${processName} exited (${code}) while starting; its last output:\n${logText}`);
+  }
+}
+
+const fsyncSupport = new Map<string, boolean>();
+/** `--unsafe-no-fsync` (etcd >= 3.5) makes etcd much faster on test data; older builds reject it. */
+function supportsUnsafeNoFsync(etcd: string): boolean {
+  let known = fsyncSupport.get(etcd);
+  if (known === undefined) {
+    const help = spawnSync(etcd, ['--help'], { encoding: 'utf8', timeout: 10_000 });
+    known = /^\s*--unsafe-no-fsync\b/m.test(`${help.stdout ?? ''}\n${help.stderr ?? ''}`);
+    fsyncSupport.set(etcd, known);
+  }
+  return known;
+}
+
+async function waitStarted<T>(proc: Spawned, what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const early = proc.exited.then((code) => { throw new EarlyExitError(proc.name, code, logTail(proc.logPath)); });
+  early.catch(() => {}); // handled by the race below, or irrelevant once started
+  try {
+    return await Promise.race([poll(what, timeoutMs, 100, check), early]);
+  } catch (err) {
+    if (err instanceof EarlyExitError) throw err;
+    throw new Error(`${(err as Error).message}; ${proc.name}'s last output:\n${logTail(proc.logPath)}`);
+  }
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  const { dir } = opts;
+  const pki = join(dir, 'pki');
+  mkdirSync(pki, { recursive: true });
+  const file = (name: string, content: string) => { const p = join(pki, name); writeFileSync(p, content, { mode: 0o600 }); return p; };
+
+  const [etcdClientPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const server = `https://${LOOPBACK}:${apiPort}`;
+
+  const servingCa = TinyCa.create('opgen-envtest-serving-ca');
+  const serving = servingCa.issue({ commonName: 'localhost', hosts: ['localhost', LOOPBACK], usage: 'server' });
+  const clientCa = TinyCa.create('opgen-envtest-client-ca');
+  const admin = clientCa.issue({ commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
+  const serviceAccount = newSigningKey();
+
+  const etcdUrl = `http://${LOOPBACK}:${etcdClientPort}`;
+  const etcdArgs = [
+    `--advertise-client-urls=${etcdUrl}`,
+    `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-client-urls=${etcdUrl}`,
+    `--listen-peer-urls=http://${LOOPBACK}:${etcdPeerPort}`,
+    `--initial-advertise-peer-urls=http://${LOOPBACK}:${etcdPeerPort}`,
+    `--initial-cluster=default=http://${LOOPBACK}:${etcdPeerPort}`,
+    ...(supportsUnsafeNoFsync(opts.binaries.etcd) ? ['--unsafe-no-fsync=true'] : []),
+  ];
+  const etcd = spawnGroup('etcd', opts.binaries.etcd, etcdArgs, { logPath: join(dir, 'etcd.log'), attachLogs: opts.attachLogs, reaper: opts.reaper });
+  opts.onSpawn(etcd);
+  await waitStarted(etcd, 'etcd /health', opts.startTimeoutMs, async () => {
+    const res = await fetch(`${etcdUrl}/health`, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? true : undefined;
+  });
+
+  const apiArgs = [
+    // Without it kube-apiserver looks for a default route and exits on machines that have none.
+    `--advertise-address=${LOOPBACK}`,
+    '--allow-privileged=true',
+    '--authorization-mode=RBAC',
+    `--bind-address=${LOOPBACK}`,
+    `--client-ca-file=${file('client-ca.crt', clientCa.certPem)}`,
+    // No controller-manager creates the default service account, so admission would reject pods.
+    '--disable-admission-plugins=ServiceAccount',
+    `--etcd-servers=${etcdUrl}`,
+    `--secure-port=${apiPort}`,
+    `--service-account-issuer=${server}/`,
+    `--service-account-key-file=${file('sa.pub', serviceAccount.publicKeyPem)}`,
+    `--service-account-signing-key-file=${file('sa.key', serviceAccount.privateKeyPem)}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    `--tls-cert-file=${file('apiserver.crt', serving.certPem)}`,
+    `--tls-private-key-file=${file('apiserver.key', serving.keyPem)}`,
+  ];
+  const apiServer = spawnGroup('kube-apiserver', opts.binaries.kubeApiserver, apiArgs, { logPath: join(dir, 'kube-apiserver.log'), attachLogs: opts.attachLogs, reaper: opts.reaper });
+  opts.onSpawn(apiServer);
+  const client = new AdminClient({ server, caPem: servingCa.certPem, certPem: admin.certPem, keyPem: admin.keyPem });
+  await waitStarted(apiServer, 'kube-apiserver /readyz', opts.startTimeoutMs, async () => {
+    const res = await client.call('GET', '/readyz', undefined, 2000);
+    return res.status === 200 ? true : undefined;
+  });
+  // /readyz can turn ok a moment before the system namespaces exist; tests create objects in "default".
+  await waitStarted(apiServer, 'namespace default', opts.startTimeoutMs, async () => {
+    const res = await client.call('GET', '/api/v1/namespaces/default', undefined, 2000);
+    return res.status === 200 ? true : undefined;
+  });
+
+  return { server, servingCaPem: servingCa.certPem, clientCa, admin, client, etcd, apiServer };
+}

@@ -1,0 +1,75 @@
+// Installs CustomResourceDefinitions and waits until the API server serves them: Established
+// (names accepted, storage ready) and every served version visible in discovery, which is what a
+// client needs before its first create.
+import { poll, type AdminClient } from './admin-client.js';
+import type { KubeObject, SourcedObject } from './manifests.js';
+
+const CRD_API = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+interface Crd extends KubeObject {
+  spec?: { group?: string; names?: { plural?: string; kind?: string }; versions?: { name: string; served?: boolean }[] };
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+export function pickCrds(objects: SourcedObject[]): { crd: Crd; file: string }[] {
+  return objects
+    .filter(({ object }) => object.kind === 'CustomResourceDefinition')
+    .map(({ object, file }) => {
+      if (object.apiVersion !== 'apiextensions.k8s.io/v1') {
+        throw new Error(`envtest: ${file}: CustomResourceDefinition ${object.metadata?.name ?? ''} has apiVersion ${object.apiVersion}; only apiextensions.k8s.io/v1 is served since Kubernetes 1.22 — regenerate it`);
+      }
+      return { crd: object as Crd, file };
+    });
+}
+
+async function createOrReplace(client: AdminClient, crd: Crd, file: string): Promise<void> {
+  const name = crd.metadata?.name ?? '';
+  const created = await client.call('POST', CRD_API, crd);
+  if (created.status === 201) return;
+  if (created.status !== 409) throw new Error(`envtest: ${file}: creating CRD ${name} failed (HTTP ${created.status}): ${message(created.body, created.text)}`);
+  // Already there (e.g. two paths define it): replace, retrying on write conflicts.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await client.call('GET', `${CRD_API}/${name}`);
+    const resourceVersion = (current.body as Crd | undefined)?.metadata?.resourceVersion;
+    const replaced = await client.call('PUT', `${CRD_API}/${name}`, { ...crd, metadata: { ...crd.metadata, resourceVersion } });
+    if (replaced.status === 200) return;
+    if (replaced.status !== 409) throw new Error(`envtest: ${file}: updating CRD ${name} failed (HTTP ${replaced.status}): ${message(replaced.body, replaced.text)}`);
+  }
+  throw new Error(`envtest: ${file}: updating CRD ${name} kept conflicting`);
+}
+
+export function message(body: unknown, text: string): string {
+  const m = (body as { message?: unknown } | undefined)?.message;
+  return typeof m === 'string' ? m : text.slice(0, 500);
+}
+
+async function waitServed(client: AdminClient, crd: Crd, timeoutMs: number): Promise<void> {
+  const name = crd.metadata?.name ?? '';
+  let lastConditions = '';
+  try {
+    await poll(`CRD ${name} to be Established`, timeoutMs, 50, async () => {
+      const res = await client.call('GET', `${CRD_API}/${name}`);
+      const conditions = (res.body as Crd | undefined)?.status?.conditions ?? [];
+      lastConditions = conditions.map((c) => `${c.type}=${c.status}${c.message ? ` (${c.message})` : ''}`).join(', ');
+      return conditions.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+    });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; conditions: ${lastConditions || 'none'}`);
+  }
+  const group = crd.spec?.group ?? '';
+  const plural = crd.spec?.names?.plural ?? '';
+  for (const version of crd.spec?.versions ?? []) {
+    if (version.served === false) continue;
+    await poll(`${plural}.${group}/${version.name} in discovery`, timeoutMs, 50, async () => {
+      const res = await client.call('GET', `/apis/${group}/${version.name}`);
+      const resources = (res.body as { resources?: { name: string }[] } | undefined)?.resources ?? [];
+      return resources.some((r) => r.name === plural) ? true : undefined;
+    });
+  }
+}
+
+export async function installCrds(client: AdminClient, crds: { crd: Crd; file: string }[], timeoutMs: number): Promise<string[]> {
+  for (const { crd, file } of crds) await createOrReplace(client, crd, file);
+  await Promise.all(crds.map(({ crd }) => waitServed(client, crd, timeoutMs)));
+  return crds.map(({ crd }) => crd.metadata?.name ?? '');
+}

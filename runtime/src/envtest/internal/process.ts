@@ -1,0 +1,162 @@
+// Control-plane processes run in their own process groups (detached) so one signal reaches
+// everything they start. Three layers make sure none outlives the test process:
+//  1. stop() terminates them in order (SIGTERM, then SIGKILL after a deadline);
+//  2. 'exit', SIGINT and SIGTERM handlers in this process SIGKILL whatever is still registered;
+//  3. a tiny detached `sh` reaper per environment reads from a pipe whose writing end only this
+//     process holds: if this process dies without running handlers (SIGKILL, OOM), the pipe
+//     closes and the reaper kills the groups and removes the temp folder.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+
+export interface Spawned {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logPath: string;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  readonly exited: Promise<string>;
+  hasExited(): boolean;
+  stop(timeoutMs: number): Promise<void>;
+}
+
+const liveGroups = new Set<number>();
+const liveFolders = new Set<string>();
+let handlersInstalled = false;
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try { process.kill(-pgid, signal); } catch { /* already gone */ }
+}
+
+function emergencyCleanup(): void {
+  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+  for (const folder of liveFolders) rmSync(folder, { recursive: true, force: true });
+  liveFolders.clear();
+}
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('exit', emergencyCleanup);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      emergencyCleanup();
+      // Adding a listener cancels Node's default "exit on signal"; restore it when we were the only one.
+      if (process.listenerCount(signal) === 1) {
+        process.removeListener(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+export function trackFolder(folder: string): void { installHandlers(); liveFolders.add(folder); }
+export function untrackFolder(folder: string): void { liveFolders.delete(folder); }
+
+export interface SpawnOptions { logPath: string; attachLogs: boolean; reaper?: Reaper }
+
+export function spawnGroup(name: string, binary: string, args: string[], opts: SpawnOptions): Spawned {
+  installHandlers();
+  const logFd = openSync(opts.logPath, 'a');
+  const child = spawn(binary, args, {
+    detached: true,
+    stdio: ['ignore', opts.attachLogs ? 'pipe' : logFd, opts.attachLogs ? 'pipe' : logFd],
+  });
+  closeSync(logFd);
+  if (opts.attachLogs) {
+    // Mirror to this process's stderr and keep the log file complete for error messages.
+    const mirror = (chunk: Buffer) => {
+      process.stderr.write(`[${name}] ${chunk.toString()}`);
+      const fd = openSync(opts.logPath, 'a');
+      try { writeSync(fd, chunk); } finally { closeSync(fd); }
+    };
+    child.stdout?.on('data', mirror);
+    child.stderr?.on('data', mirror);
+  }
+  const pgid = child.pid;
+  let exitedFlag = false;
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (err) => { exitedFlag = true; resolve(`spawn error: ${err.message}`); });
+    child.once('exit', (code, signal) => { exitedFlag = true; resolve(signal ?? String(code)); });
+  });
+  if (pgid !== undefined) {
+    liveGroups.add(pgid);
+    opts.reaper?.watch(pgid);
+  }
+  // The test process must be free to exit while these run; stop() and the handlers end them.
+  child.unref();
+
+  return {
+    name, child, logPath: opts.logPath, exited,
+    hasExited: () => exitedFlag,
+    async stop(timeoutMs: number) {
+      if (pgid === undefined) return;
+      if (!exitedFlag) {
+        killGroup(pgid, 'SIGTERM');
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = await Promise.race([
+          exited.then(() => false),
+          new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); }),
+        ]);
+        clearTimeout(timer);
+        if (timedOut) {
+          killGroup(pgid, 'SIGKILL');
+          await exited;
+        }
+      }
+      // Anything the leader started is in the same group.
+      killGroup(pgid, 'SIGKILL');
+      liveGroups.delete(pgid);
+    },
+  };
+}
+
+/** Last lines of a log file, for error messages. */
+export function logTail(path: string, lines = 15): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no output)';
+  }
+}
+
+const REAPER_SCRIPT = `
+groups=""; dir=""
+while IFS=' ' read -r cmd arg; do
+  case "$cmd" in
+    group) groups="$groups $arg" ;;
+    dir) dir="$arg" ;;
+    done) exit 0 ;;
+  esac
+done
+for g in $groups; do kill -TERM -- "-$g" 2>/dev/null; done
+sleep 2
+for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+[ -n "$dir" ] && rm -rf -- "$dir"
+exit 0
+`;
+
+export class Reaper {
+  private readonly child: ChildProcess;
+
+  constructor(folder: string) {
+    this.child = spawn('sh', ['-c', REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    this.child.on('error', () => { /* best effort: the in-process handlers still apply */ });
+    this.child.stdin?.on('error', () => {});
+    this.child.unref();
+    (this.child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    this.send(`dir ${folder}`);
+  }
+
+  watch(pgid: number): void { this.send(`group ${pgid}`); }
+
+  /** Normal shutdown: the reaper exits without touching anything. */
+  dismiss(): void {
+    this.send('done');
+    this.child.stdin?.end();
+  }
+
+  private send(line: string): void {
+    if (this.child.stdin?.writable) this.child.stdin.write(`${line}\n`);
+  }
+}

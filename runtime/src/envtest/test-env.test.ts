@@ -1,0 +1,159 @@
+// Runs against real etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS, set by test/global-setup.ts).
+import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from './index.js';
+
+const testdata = fileURLToPath(new URL('./testdata/', import.meta.url));
+const widgets = { group: 'test.opgen.dev', version: 'v1', namespace: 'default', plural: 'widgets' };
+
+/** PIDs of processes whose command line mentions `text` (the env's temp folder). */
+export function processesMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      // A zombie has an empty cmdline and holds no resources; the 'sh' reaper mentions the folder on stdin only.
+      if (cmdline.includes(text)) pids.push(Number(entry));
+    } catch { /* exited while scanning */ }
+  }
+  return pids;
+}
+
+async function apiError(promise: Promise<unknown>): Promise<{ code: number; message: string; reason: string }> {
+  try {
+    await promise;
+  } catch (err) {
+    if (!(err instanceof ApiException)) throw err;
+    const body = typeof err.body === 'string' ? JSON.parse(err.body) : err.body;
+    return { code: err.code, message: body.message, reason: body.reason };
+  }
+  throw new Error('expected the API server to reject the request');
+}
+
+describe('startTestEnv with CRDs', () => {
+  let env: TestEnv;
+  let objects: CustomObjectsApi;
+
+  beforeAll(async () => {
+    env = await startTestEnv({ crdPaths: [testdata] });
+    objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  });
+  afterAll(async () => { await env?.stop(); });
+
+  it('installs every CRD found in the folder, including multi-document files', () => {
+    expect(env.crds.sort()).toEqual(['gadgets.test.opgen.dev', 'widgets.test.opgen.dev']);
+    expect(env.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('creates a custom resource that passes the schema', async () => {
+    const created = await objects.createNamespacedCustomObject({
+      ...widgets, body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'good' }, spec: { size: 3 } },
+    });
+    expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.spec).toEqual({ size: 3 });
+  });
+
+  it('rejects a structural-schema violation with the API server message', async () => {
+    const err = await apiError(objects.createNamespacedCustomObject({
+      ...widgets, body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'too-small' }, spec: { size: 0 } },
+    }));
+    expect(err.code).toBe(422);
+    expect(err.reason).toBe('Invalid');
+    expect(err.message).toContain('Widget.test.opgen.dev "too-small" is invalid');
+    expect(err.message).toContain('spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1');
+  });
+
+  it('rejects a CEL (x-kubernetes-validations) rule violation with the rule message', async () => {
+    const err = await apiError(objects.createNamespacedCustomObject({
+      ...widgets, body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'inverted' }, spec: { size: 1, minReplicas: 5, maxReplicas: 2 } },
+    }));
+    expect(err.code).toBe(422);
+    expect(err.message).toContain('Widget.test.opgen.dev "inverted" is invalid');
+    expect(err.message).toContain('minReplicas must not exceed maxReplicas');
+  });
+
+  it('updates status only through the status subresource', async () => {
+    const created = await objects.createNamespacedCustomObject({
+      ...widgets, body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'statusful' }, spec: { size: 2 } },
+    });
+    const withStatus = await objects.replaceNamespacedCustomObjectStatus({
+      ...widgets, name: 'statusful', body: { ...created, status: { ready: true } },
+    });
+    expect(withStatus.status).toEqual({ ready: true });
+    expect(withStatus.metadata.generation).toBe(created.metadata.generation);
+
+    // The main resource ignores status changes, as with controller-gen's +kubebuilder:subresource:status.
+    const replaced = await objects.replaceNamespacedCustomObject({
+      ...widgets, name: 'statusful', body: { ...withStatus, spec: { size: 4 }, status: { ready: false } },
+    });
+    expect(replaced.status).toEqual({ ready: true });
+    expect(replaced.metadata.generation).toBe(created.metadata.generation + 1);
+  });
+
+  it('delivers watch events for changes', async () => {
+    const events: string[] = [];
+    const seen = new Promise<void>((resolve, reject) => {
+      void new Watch(env.kubeConfig).watch(
+        '/apis/test.opgen.dev/v1/namespaces/default/widgets', { fieldSelector: 'metadata.name=watched' },
+        (type, obj: { metadata: { name: string } }) => {
+          events.push(`${type} ${obj.metadata.name}`);
+          if (type === 'DELETED') resolve();
+        },
+        (err) => { if (err) reject(err); },
+      ).then((controller) => seen.finally(() => controller.abort()));
+    });
+    // The watch starts with no objects; give it a moment to be established before changing things.
+    await new Promise((r) => setTimeout(r, 300));
+    await objects.createNamespacedCustomObject({
+      ...widgets, body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'watched' }, spec: { size: 1 } },
+    });
+    await objects.patchNamespacedCustomObject(
+      { ...widgets, name: 'watched', body: { spec: { size: 5 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await objects.deleteNamespacedCustomObject({ ...widgets, name: 'watched' });
+    await seen;
+    expect(events).toEqual(['ADDED watched', 'MODIFIED watched', 'DELETED watched']);
+  });
+
+  it('writes a kubeconfig file that kubectl can use', () => {
+    const out = execFileSync('kubectl', ['--kubeconfig', env.kubeconfigPath, 'get', 'widgets.test.opgen.dev', 'good', '-n', 'default', '-o', 'jsonpath={.spec.size}'], { encoding: 'utf8' });
+    expect(out).toBe('3');
+  });
+});
+
+describe('startTestEnv lifecycle', () => {
+  it('runs two environments side by side, isolated from each other', async () => {
+    const [a, b] = await Promise.all([startTestEnv(), startTestEnv()]);
+    try {
+      expect(a.server).not.toBe(b.server);
+      await a.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'only-in-a' } } });
+      const inA = await a.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
+      const inB = await b.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
+      expect(inA.items.map((n) => n.metadata?.name)).toContain('only-in-a');
+      expect(inB.items.map((n) => n.metadata?.name)).not.toContain('only-in-a');
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('stop() ends etcd and kube-apiserver and removes the temp folder', async () => {
+    const env = await startTestEnv();
+    const folder = dirname(env.kubeconfigPath);
+    const running = processesMentioning(folder);
+    const commands = running.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).sort();
+    expect(commands).toEqual(['etcd', 'kube-apiserver']);
+    expect(existsSync(join(folder, 'kubeconfig'))).toBe(true);
+
+    await env.stop();
+    expect(processesMentioning(folder)).toEqual([]);
+    for (const pid of running) expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(existsSync(folder)).toBe(false);
+    await env.stop(); // a second stop is a no-op
+  });
+});

@@ -1,0 +1,116 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findBinaries } from './internal/binaries.js';
+import { EarlyExitError, startControlPlane, type ControlPlane } from './internal/control-plane.js';
+import { installCrds, pickCrds } from './internal/crds.js';
+import { durationFromEnv } from './internal/durations.js';
+import { readObjects } from './internal/manifests.js';
+import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
+
+export interface TestEnvOptions {
+  /** CRD manifests: files or folders (read one level deep) of .yaml/.yml/.json, multi-document allowed. */
+  crdPaths?: string[];
+  /** Mutating/ValidatingWebhookConfiguration manifests, rewritten to call `env.webhook`. */
+  webhookPaths?: string[];
+  /** Copy etcd and kube-apiserver output to this process's stderr (it is always kept in the temp folder). */
+  attachLogs?: boolean;
+  /** Folder holding kube-apiserver and etcd; defaults to $KUBEBUILDER_ASSETS. */
+  binaryAssetsDirectory?: string;
+}
+
+export interface TestEnv {
+  /** Admin (system:masters) credentials for the test API server. */
+  kubeConfig: KubeConfig;
+  /** The same, written as a kubeconfig file (for kubectl or a child process); removed by stop(). */
+  kubeconfigPath: string;
+  /** https://127.0.0.1:<port> */
+  server: string;
+  /** PEM of the CA that signed the API server's serving certificate. */
+  caData: string;
+  /** Names of the CustomResourceDefinitions installed from crdPaths. */
+  crds: string[];
+  /** Stops kube-apiserver, then etcd, and removes the temp folder. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const CONTEXT = 'envtest';
+const START_ATTEMPTS = 3;
+
+function buildKubeConfig(plane: ControlPlane): KubeConfig {
+  const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: CONTEXT, server: plane.server, caData: b64(plane.servingCaPem), skipTLSVerify: false }],
+    users: [{ name: CONTEXT, certData: b64(plane.admin.certPem), keyData: b64(plane.admin.keyPem) }],
+    contexts: [{ name: CONTEXT, cluster: CONTEXT, user: CONTEXT }],
+    currentContext: CONTEXT,
+  });
+  return kc;
+}
+
+/** Stops processes in reverse start order (kube-apiserver before etcd), then removes the folder. */
+async function tearDown(processes: Spawned[], dir: string, reaper: Reaper, stopTimeoutMs: number): Promise<void> {
+  for (const p of [...processes].reverse()) await p.stop(stopTimeoutMs);
+  rmSync(dir, { recursive: true, force: true });
+  untrackFolder(dir);
+  reaper.dismiss();
+}
+
+async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
+  const binaries = findBinaries(opts.binaryAssetsDirectory);
+  const startTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT', 60_000);
+  const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
+  // Read manifests before starting anything, so a bad path fails fast.
+  const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
+
+  const dir = mkdtempSync(join(tmpdir(), 'opgen-envtest-'));
+  trackFolder(dir);
+  const reaper = new Reaper(dir);
+  const processes: Spawned[] = [];
+  let plane: ControlPlane | undefined;
+  try {
+    plane = await startControlPlane({
+      binaries, dir, reaper, startTimeoutMs, attachLogs: opts.attachLogs ?? false,
+      onSpawn: (p) => processes.push(p),
+    });
+    const installed = await installCrds(plane.client, crds, startTimeoutMs);
+    const kubeConfig = buildKubeConfig(plane);
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+
+    let stopping: Promise<void> | undefined;
+    const client = plane.client;
+    return {
+      kubeConfig, kubeconfigPath, server: plane.server, caData: plane.servingCaPem, crds: installed,
+      stop: () => {
+        stopping ??= (async () => {
+          client.close();
+          await tearDown(processes, dir, reaper, stopTimeoutMs);
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    plane?.client.close();
+    await tearDown(processes, dir, reaper, stopTimeoutMs);
+    throw err;
+  }
+}
+
+/**
+ * Starts etcd and kube-apiserver on free loopback ports in a temp folder, waits until the API
+ * server is ready, installs the CRDs from `crdPaths` and waits until they are served.
+ */
+export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      // Another process can grab a port between our check and the server's bind; try new ports.
+      const portRace = err instanceof EarlyExitError && /address already in use/i.test(err.logText);
+      if (!portRace || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
