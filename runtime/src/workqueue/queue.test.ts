@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { WorkQueue } from './queue.js';
+import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, defaultControllerRateLimiter } from './rate-limiter.js';
+
+const noLimit = { when: () => 0, forget: () => {}, numRequeues: () => 0 };
+
+describe('WorkQueue', () => {
+  it('hands out a key added several times only once', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    q.add('ns/a');
+    q.add('ns/b');
+    q.add('ns/a');
+    expect(q.length).toBe(2);
+    expect(await q.get()).toBe('ns/a');
+    expect(await q.get()).toBe('ns/b');
+    expect(q.length).toBe(0);
+  });
+
+  it('never gives the same key to two workers: a re-add during processing waits for done()', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    q.add('ns/a');
+    const first = await q.get();
+    q.add('ns/a');
+    expect(q.length).toBe(0);
+    let second: string | undefined;
+    const pending = q.get().then((k) => (second = k));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(second).toBeUndefined();
+    q.done(first!);
+    await pending;
+    expect(second).toBe('ns/a');
+  });
+
+  it('addAfter delays the key, and an earlier pending delay wins', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    const t0 = Date.now();
+    q.addAfter('ns/a', 200);
+    q.addAfter('ns/a', 30);
+    expect(q.length).toBe(0);
+    expect(await q.get()).toBe('ns/a');
+    const waited = Date.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(25);
+    expect(waited).toBeLessThan(190);
+    q.done('ns/a');
+  });
+
+  it('shutDown releases waiting workers and drops delayed keys', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    const waiting = q.get();
+    q.addAfter('ns/late', 10);
+    q.shutDown();
+    expect(await waiting).toBeUndefined();
+    q.add('ns/x');
+    expect(await q.get()).toBeUndefined();
+  });
+
+  it('addRateLimited backs off per key and forget resets it', () => {
+    const limiter = new ItemExponentialFailureRateLimiter<string>(5, 1_000_000);
+    const q = new WorkQueue<string>({ rateLimiter: limiter });
+    q.addRateLimited('ns/a');
+    q.addRateLimited('ns/a');
+    q.addRateLimited('ns/a');
+    expect(q.numRequeues('ns/a')).toBe(3);
+    q.forget('ns/a');
+    expect(q.numRequeues('ns/a')).toBe(0);
+    q.shutDown();
+  });
+
+  it('reports adds, retries and depth to its metrics', async () => {
+    const seen = { add: 0, retry: 0, depth: [] as number[], queue: 0, work: 0 };
+    const q = new WorkQueue<string>({
+      rateLimiter: noLimit,
+      metrics: {
+        add: () => seen.add++,
+        retry: () => seen.retry++,
+        depth: (n) => seen.depth.push(n),
+        queueDuration: () => seen.queue++,
+        workDuration: () => seen.work++,
+      },
+    });
+    q.add('a');
+    q.add('b');
+    q.addRateLimited('c');
+    const k = await q.get();
+    q.done(k!);
+    expect(seen.add).toBe(3);
+    expect(seen.retry).toBe(1);
+    expect(seen.depth.slice(0, 2)).toEqual([1, 2]);
+    expect(seen.queue).toBe(1);
+    expect(seen.work).toBe(1);
+    q.shutDown();
+  });
+});
+
+describe('rate limiters', () => {
+  it('per-item backoff doubles from 5 ms and caps at 1000 s', () => {
+    const l = new ItemExponentialFailureRateLimiter<string>(5, 1_000_000);
+    const delays = Array.from({ length: 5 }, () => l.when('a'));
+    expect(delays).toEqual([5, 10, 20, 40, 80]);
+    for (let i = 0; i < 40; i++) l.when('a');
+    expect(l.when('a')).toBe(1_000_000);
+    expect(l.when('b')).toBe(5);
+  });
+
+  it('token bucket lets a burst through, then spaces items at 1/qps', () => {
+    let now = 0;
+    const l = new BucketRateLimiter<string>(10, 100, () => now);
+    for (let i = 0; i < 100; i++) expect(l.when(`k${i}`)).toBe(0);
+    expect(l.when('k100')).toBeCloseTo(100);
+    expect(l.when('k101')).toBeCloseTo(200);
+    now += 1000; // ten tokens refill in a second; two were owed, so eight are left
+    for (let i = 0; i < 8; i++) expect(l.when(`r${i}`)).toBe(0);
+    expect(l.when('r8')).toBeCloseTo(100);
+  });
+
+  it('the default limiter takes the larger of per-item backoff and the bucket', () => {
+    const l = defaultControllerRateLimiter<string>();
+    expect(l.when('a')).toBe(5);
+    expect(l.when('a')).toBe(10);
+    const max = new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter(1, 10), { when: () => 50, forget() {}, numRequeues: () => 0 });
+    expect(max.when('x')).toBe(50);
+  });
+});
