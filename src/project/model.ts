@@ -1,0 +1,58 @@
+// The PROJECT file's model: kubebuilder's PROJECT v3 shape, so kubebuilder veterans read it at a glance.
+
+/** The only layout this opgen reads and writes. */
+export const LAYOUT = 'ts.opgen.dev/v1';
+export const PROJECT_FILE = 'PROJECT';
+
+export interface ProjectConfig {
+  version: '3';
+  layout: string[];
+  domain: string;
+  projectName: string;
+  repo?: string;
+  /** APIs may live in several groups (types under src/api/<group>/<version>). */
+  multigroup?: boolean;
+  /** The opgen version that ran `init`. */
+  cliVersion?: string;
+  /** Settings of other tools, kept as they are. */
+  plugins?: Record<string, unknown>;
+  resources: ResourceConfig[];
+}
+
+export interface ResourceConfig {
+  group: string;
+  domain: string;
+  version: string;
+  kind: string;
+  /** Only when it differs from pluralize(kind). */
+  plural?: string;
+  /** The types module, relative to the project root, e.g. src/api/v1alpha1/memcached-types.ts. */
+  path?: string;
+  api?: { crdVersion: 'v1'; namespaced: boolean };
+  controller?: boolean;
+  webhooks?: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  defaulting?: boolean;
+  validation?: boolean;
+  conversion?: boolean;
+  webhookVersion: 'v1';
+}
+
+/** `group.domain` (or the group alone when the domain is empty), the API group of a resource. */
+export function qualifiedGroup(r: Pick<ResourceConfig, 'group' | 'domain'>): string {
+  if (r.domain === '') return r.group;
+  if (r.group === '') return r.domain;
+  return `${r.group}.${r.domain}`;
+}
+
+/** Folder of a group-version's types module: src/api/<version>, or src/api/<group>/<version> when multigroup. */
+export function apiDir(project: Pick<ProjectConfig, 'multigroup'>, group: string, version: string): string {
+  return project.multigroup ? `src/api/${group}/${version}` : `src/api/${version}`;
+}
+
+/** Folder of controllers: src/controller, or src/controller/<group> when multigroup. */
+export function controllerDir(project: Pick<ProjectConfig, 'multigroup'>, group: string): string {
+  return project.multigroup ? `src/controller/${group}` : 'src/controller';
+}
