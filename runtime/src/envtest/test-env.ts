@@ -31,6 +31,11 @@ export interface TestEnv {
   caData: string;
   /** Names of the CustomResourceDefinitions installed from crdPaths. */
   crds: string[];
+  /**
+   * Stops kube-apiserver (SIGTERM) and starts it again on the same port with the same certificates;
+   * etcd and its data stay. For tests of watch resumption and reconnects.
+   */
+  restartApiServer(): Promise<void>;
   /** Stops kube-apiserver, then etcd, and removes the temp folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -82,8 +87,10 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
 
     let stopping: Promise<void> | undefined;
     const client = plane.client;
+    const started = plane;
     return {
       kubeConfig, kubeconfigPath, server: plane.server, caData: plane.servingCaPem, crds: installed,
+      restartApiServer: () => started.restartApiServer(stopTimeoutMs),
       stop: () => {
         stopping ??= (async () => {
           client.close();

@@ -17,6 +17,8 @@ export interface ControlPlane {
   client: AdminClient;
   etcd: Spawned;
   apiServer: Spawned;
+  /** Stops kube-apiserver and starts it again with the same flags, port and certificates (etcd keeps the data). */
+  restartApiServer(stopTimeoutMs: number): Promise<void>;
 }
 
 export interface ControlPlaneOptions {
@@ -108,18 +110,28 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     `--tls-cert-file=${file('apiserver.crt', serving.certPem)}`,
     `--tls-private-key-file=${file('apiserver.key', serving.keyPem)}`,
   ];
-  const apiServer = spawnGroup('kube-apiserver', opts.binaries.kubeApiserver, apiArgs, { logPath: join(dir, 'kube-apiserver.log'), attachLogs: opts.attachLogs, reaper: opts.reaper });
-  opts.onSpawn(apiServer);
   const client = new AdminClient({ server, caPem: servingCa.certPem, certPem: admin.certPem, keyPem: admin.keyPem });
-  await waitStarted(apiServer, 'kube-apiserver /readyz', opts.startTimeoutMs, async () => {
-    const res = await client.call('GET', '/readyz', undefined, 2000);
-    return res.status === 200 ? true : undefined;
-  });
-  // /readyz can turn ok a moment before the system namespaces exist; tests create objects in "default".
-  await waitStarted(apiServer, 'namespace default', opts.startTimeoutMs, async () => {
-    const res = await client.call('GET', '/api/v1/namespaces/default', undefined, 2000);
-    return res.status === 200 ? true : undefined;
-  });
-
-  return { server, servingCaPem: servingCa.certPem, clientCa, admin, client, etcd, apiServer };
+  const launchApiServer = async (): Promise<Spawned> => {
+    const proc = spawnGroup('kube-apiserver', opts.binaries.kubeApiserver, apiArgs, { logPath: join(dir, 'kube-apiserver.log'), attachLogs: opts.attachLogs, reaper: opts.reaper });
+    opts.onSpawn(proc);
+    await waitStarted(proc, 'kube-apiserver /readyz', opts.startTimeoutMs, async () => {
+      const res = await client.call('GET', '/readyz', undefined, 2000);
+      return res.status === 200 ? true : undefined;
+    });
+    // /readyz can turn ok a moment before the system namespaces exist; tests create objects in "default".
+    await waitStarted(proc, 'namespace default', opts.startTimeoutMs, async () => {
+      const res = await client.call('GET', '/api/v1/namespaces/default', undefined, 2000);
+      return res.status === 200 ? true : undefined;
+    });
+    return proc;
+  };
+  const plane: ControlPlane = {
+    server, servingCaPem: servingCa.certPem, clientCa, admin, client, etcd,
+    apiServer: await launchApiServer(),
+    async restartApiServer(stopTimeoutMs: number) {
+      await plane.apiServer.stop(stopTimeoutMs);
+      plane.apiServer = await launchApiServer();
+    },
+  };
+  return plane;
 }
