@@ -1,0 +1,119 @@
+// The informer cache against a real kube-apiserver, including one that is restarted under it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { ConfigMap, Namespace } from '../api/builtins.js';
+import type { KubeObject } from '../api/types.js';
+import { createClient, type Client } from '../client/client.js';
+import { Transport } from '../client/internal/transport.js';
+import { isNotFound } from '../client/errors.js';
+import { silentLogger } from '../log/index.js';
+import { Cache } from './cache.js';
+
+let env: TestEnv;
+let client: Client;
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  client = createClient(env.kubeConfig);
+  for (const name of ['cache-a', 'cache-b', 'cache-c']) await client.create(Namespace, { metadata: { name } });
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+async function eventually(check: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+function snapshot(items: KubeObject[]): string[] {
+  return items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
+}
+
+describe('Cache', () => {
+  it('lists, then follows creates, updates and deletes; reads by namespace and label from memory', async () => {
+    await client.create(ConfigMap, { metadata: { name: 'before', namespace: 'cache-a', labels: { app: 'x' } } });
+    const stop = new AbortController();
+    const cache = new Cache(new Transport(env.kubeConfig), { log: silentLogger() });
+    const events: string[] = [];
+    cache.informerFor(ConfigMap).addEventHandler({
+      onAdd: (o) => o.metadata?.namespace?.startsWith('cache-') && events.push(`add ${o.metadata?.name}`),
+      onUpdate: (_o, n) => n.metadata?.namespace?.startsWith('cache-') && events.push(`update ${n.metadata?.name}`),
+      onDelete: (o) => o.metadata?.namespace?.startsWith('cache-') && events.push(`delete ${o.metadata?.name}`),
+    });
+    const running = cache.start(stop.signal);
+    expect(await cache.waitForSync(stop.signal)).toBe(true);
+    expect((await cache.get(ConfigMap, { namespace: 'cache-a', name: 'before' })).metadata?.labels).toEqual({ app: 'x' });
+
+    await client.create(ConfigMap, { metadata: { name: 'later', namespace: 'cache-b', labels: { app: 'y' } }, data: { v: '1' } });
+    await client.patch(ConfigMap, { namespace: 'cache-b', name: 'later' }, { type: 'merge', body: { data: { v: '2' } } });
+    await client.delete(ConfigMap, { namespace: 'cache-a', name: 'before' });
+    await eventually(() => expect(events).toEqual(['add before', 'add later', 'update later', 'delete before']));
+
+    const got = await cache.get(ConfigMap, { namespace: 'cache-b', name: 'later' });
+    expect(got.data).toEqual({ v: '2' });
+    got.data!.v = 'edited by caller';
+    expect((await cache.get(ConfigMap, { namespace: 'cache-b', name: 'later' })).data).toEqual({ v: '2' });
+    expect(isNotFound(await cache.get(ConfigMap, { namespace: 'cache-a', name: 'before' }).catch((e: unknown) => e))).toBe(true);
+    expect((await cache.list(ConfigMap, { namespace: 'cache-b' })).items.map((c) => c.metadata?.name)).toContain('later');
+    expect((await cache.list(ConfigMap, { labelSelector: 'app=y' })).items.map((c) => c.metadata?.name)).toEqual(['later']);
+    expect((await cache.list(ConfigMap, { labelSelector: { app: 'x' } })).items).toEqual([]);
+    stop.abort();
+    await running;
+  });
+
+  it('watches only the namespaces it is restricted to', async () => {
+    await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-a' } });
+    await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-c' } });
+    const stop = new AbortController();
+    const cache = new Cache(new Transport(env.kubeConfig), { namespaces: ['cache-c'], log: silentLogger() });
+    cache.informerFor(ConfigMap);
+    const running = cache.start(stop.signal);
+    await cache.waitForSync(stop.signal);
+    const all = await cache.list(ConfigMap);
+    expect(new Set(all.items.map((c) => c.metadata?.namespace))).toEqual(new Set(['cache-c']));
+    await expect(cache.get(ConfigMap, { namespace: 'cache-a', name: 'scoped' })).rejects.toThrow(/restricted to namespaces cache-c/);
+    stop.abort();
+    await running;
+  });
+
+  it('survives a kube-apiserver restart and converges without losing the changes made meanwhile', async () => {
+    for (let i = 0; i < 5; i++) await client.create(ConfigMap, { metadata: { name: `r${i}`, namespace: 'cache-c' }, data: { v: '0' } });
+    const stop = new AbortController();
+    const cache = new Cache(new Transport(env.kubeConfig), { namespaces: ['cache-c'], log: silentLogger() });
+    const deleted: string[] = [];
+    cache.informerFor(ConfigMap).addEventHandler({ onDelete: (o) => deleted.push(o.metadata?.name ?? '') });
+    const running = cache.start(stop.signal);
+    await cache.waitForSync(stop.signal);
+
+    await env.restartApiServer();
+    // The informer is still backing off from the outage while these land.
+    const fresh = createClient(env.kubeConfig);
+    await fresh.patch(ConfigMap, { namespace: 'cache-c', name: 'r0' }, { type: 'merge', body: { data: { v: 'after-restart' } } });
+    await fresh.delete(ConfigMap, { namespace: 'cache-c', name: 'r1' });
+    await fresh.create(ConfigMap, { metadata: { name: 'r-new', namespace: 'cache-c' } });
+
+    await eventually(async () => {
+      const server = await fresh.list(ConfigMap, { namespace: 'cache-c' });
+      const cached = await cache.list(ConfigMap, { namespace: 'cache-c' });
+      expect(snapshot(cached.items)).toEqual(snapshot(server.items));
+    }, 60_000);
+    expect((await cache.get(ConfigMap, { namespace: 'cache-c', name: 'r0' })).data).toEqual({ v: 'after-restart' });
+    expect(deleted).toContain('r1');
+
+    // And it keeps following changes after the reconnect.
+    await fresh.delete(ConfigMap, { namespace: 'cache-c', name: 'r2' });
+    await eventually(() => expect(deleted).toContain('r2'));
+    stop.abort();
+    await running;
+  }, 120_000);
+});
