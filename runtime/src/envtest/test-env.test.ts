@@ -1,28 +1,15 @@
 // Runs against real etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS, set by test/global-setup.ts).
 import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './index.js';
+import { processesMentioning } from './testdata/processes.js';
 
 const testdata = fileURLToPath(new URL('./testdata/', import.meta.url));
 const widgets = { group: 'test.opgen.dev', version: 'v1', namespace: 'default', plural: 'widgets' };
-
-/** PIDs of processes whose command line mentions `text` (the env's temp folder). */
-export function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      // A zombie has an empty cmdline and holds no resources; the 'sh' reaper mentions the folder on stdin only.
-      if (cmdline.includes(text)) pids.push(Number(entry));
-    } catch { /* exited while scanning */ }
-  }
-  return pids;
-}
 
 async function apiError(promise: Promise<unknown>): Promise<{ code: number; message: string; reason: string }> {
   try {

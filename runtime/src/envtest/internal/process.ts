@@ -2,7 +2,7 @@
 // everything they start. Three layers make sure none outlives the test process:
 //  1. stop() terminates them in order (SIGTERM, then SIGKILL after a deadline);
 //  2. 'exit', SIGINT and SIGTERM handlers in this process SIGKILL whatever is still registered;
-//  3. a tiny detached `sh` reaper per environment reads from a pipe whose writing end only this
+//  3. a tiny detached Node reaper per environment reads from a pipe whose writing end only this
 //     process holds: if this process dies without running handlers (SIGKILL, OOM), the pipe
 //     closes and the reaper kills the groups and removes the temp folder.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -120,27 +120,33 @@ export function logTail(path: string, lines = 15): string {
   }
 }
 
+// Runs in a separate Node process (Node is the one runtime certain to be there; `sh` kill builtins
+// differ on negative process-group ids).
 const REAPER_SCRIPT = `
-groups=""; dir=""
-while IFS=' ' read -r cmd arg; do
-  case "$cmd" in
-    group) groups="$groups $arg" ;;
-    dir) dir="$arg" ;;
-    done) exit 0 ;;
-  esac
-done
-for g in $groups; do kill -TERM -- "-$g" 2>/dev/null; done
-sleep 2
-for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
-[ -n "$dir" ] && rm -rf -- "$dir"
-exit 0
+const { rmSync } = require('node:fs');
+const groups = []; let folder = ''; let buffer = '';
+const killAll = (signal) => { for (const g of groups) { try { process.kill(-g, signal); } catch {} } };
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  for (let i = buffer.indexOf('\\n'); i >= 0; i = buffer.indexOf('\\n')) {
+    const [cmd, ...rest] = buffer.slice(0, i).split(' '); buffer = buffer.slice(i + 1);
+    const arg = rest.join(' ');
+    if (cmd === 'group') groups.push(Number(arg));
+    else if (cmd === 'dir') folder = arg;
+    else if (cmd === 'done') process.exit(0);
+  }
+});
+process.stdin.on('end', () => {
+  killAll('SIGTERM');
+  setTimeout(() => { killAll('SIGKILL'); if (folder) rmSync(folder, { recursive: true, force: true }); process.exit(0); }, 2000);
+});
 `;
 
 export class Reaper {
   private readonly child: ChildProcess;
 
   constructor(folder: string) {
-    this.child = spawn('sh', ['-c', REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    this.child = spawn(process.execPath, ['-e', REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
     this.child.on('error', () => { /* best effort: the in-process handlers still apply */ });
     this.child.stdin?.on('error', () => {});
     this.child.unref();
