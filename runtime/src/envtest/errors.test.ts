@@ -1,0 +1,67 @@
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MissingBinariesError, startTestEnv } from './index.js';
+
+describe('startTestEnv errors', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'opgen-envtest-errors-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('receives KUBEBUILDER_ASSETS from vitest globalSetup in the worker process', () => {
+    const assets = process.env.KUBEBUILDER_ASSETS ?? '';
+    expect(assets).not.toBe('');
+    for (const binary of ['kube-apiserver', 'etcd']) {
+      expect(() => accessSync(join(assets, binary), constants.X_OK)).not.toThrow();
+    }
+  });
+
+  it('says how to get the binaries when none are found', async () => {
+    const names = ['KUBEBUILDER_ASSETS', 'TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD'] as const;
+    const saved = names.map((n) => process.env[n]);
+    process.env.KUBEBUILDER_ASSETS = join(scratch, 'empty');
+    delete process.env.TEST_ASSET_KUBE_APISERVER;
+    delete process.env.TEST_ASSET_ETCD;
+    try {
+      const err = await startTestEnv().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MissingBinariesError);
+      const message = (err as Error).message;
+      expect(message).toContain('no executable kube-apiserver and etcd found');
+      expect(message).toContain(join(scratch, 'empty'));
+      expect(message).toContain('setup-envtest use -p path');
+      expect(message).toContain('.ci/test-assets.sh');
+    } finally {
+      names.forEach((n, i) => { if (saved[i] === undefined) delete process.env[n]; else process.env[n] = saved[i]; });
+    }
+  });
+
+  it('names a crdPaths entry that does not exist', async () => {
+    const missing = join(scratch, 'no-such-crds');
+    await expect(startTestEnv({ crdPaths: [missing] })).rejects.toThrow(`envtest: crdPaths entry ${missing} does not exist`);
+  });
+
+  it('points at the line and column of broken YAML', async () => {
+    const broken = join(scratch, 'broken.yaml');
+    writeFileSync(broken, 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: [unclosed\n');
+    await expect(startTestEnv({ crdPaths: [broken] })).rejects.toThrow(new RegExp(`^envtest: ${broken}:\\d+:\\d+: not valid YAML`));
+  });
+
+  it('rejects a v1beta1 CRD with the fix', async () => {
+    const old = join(scratch, 'old.yaml');
+    writeFileSync(old, 'apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: olds.example.com\n');
+    await expect(startTestEnv({ crdPaths: [old] })).rejects.toThrow('only apiextensions.k8s.io/v1 is served since Kubernetes 1.22');
+  });
+
+  it('reports a CRD the API server refuses with the server message', async () => {
+    const bad = join(scratch, 'bad.yaml');
+    writeFileSync(bad, [
+      'apiVersion: apiextensions.k8s.io/v1', 'kind: CustomResourceDefinition', 'metadata:', '  name: bads.example.com',
+      'spec:', '  group: example.com', '  scope: Namespaced', '  names: { kind: Bad, plural: bads }',
+      '  versions:', '    - name: v1', '      served: true', '      storage: true',
+      '      schema:', '        openAPIV3Schema:', '          properties:', '            spec: { type: object }', '',
+    ].join('\n'));
+    await expect(startTestEnv({ crdPaths: [bad] })).rejects.toThrow(
+      /bad\.yaml: creating CRD bads\.example\.com failed \(HTTP 422\): .*openAPIV3Schema\.type: Required value: must not be empty at the root/,
+    );
+  });
+});
