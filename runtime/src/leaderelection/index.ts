@@ -1,0 +1,270 @@
+// Lease-based leader election with client-go's semantics, so an opgen operator and a Go operator
+// read a Lease the same way: a lease is free when its holder is empty or it has not been seen to
+// change for leaseDuration; the leader renews every retryPeriod and steps down when it cannot renew
+// for renewDeadline; a graceful stop empties holderIdentity so the next candidate takes over at once.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type Lease, LeaseClient, LeaseRequestError, type LeaseSpec, microTime } from './internal/lease-client.js';
+
+/** What leader election writes to (structurally the runtime's Logger). */
+export interface LeaderElectionLogger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, err?: unknown, fields?: Record<string, unknown>): void;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface LeaderElectionConfig {
+  kubeConfig: KubeConfig;
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** Name of the Lease (the manager's leaderElectionID). */
+  name: string;
+  /** Who we are in `holderIdentity`; default `<hostname>_<uuid>`, as controller-runtime. */
+  identity?: string;
+  /** How long a lease stays valid for others after its last observed change; default 15 s. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps retrying a failed renew before it gives up leadership; default 10 s. */
+  renewDeadlineMs?: number;
+  /** Pause between acquire attempts and between renewals; default 2 s. */
+  retryPeriodMs?: number;
+  log?: LeaderElectionLogger;
+}
+
+// client-go's JitterFactor: acquire attempts wait retryPeriod plus up to 1.2 × retryPeriod, so
+// candidates started together do not hit the API server in lockstep.
+const jitterFactor = 1.2;
+
+const quietLog: LeaderElectionLogger = { info() {}, error() {}, debug() {} };
+
+export class LeaderElector {
+  readonly identity: string;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly leases: LeaseClient;
+  private readonly log: LeaderElectionLogger;
+  private readonly leaseRef: string;
+
+  /** The last lease we read or wrote, and when (monotonic ms) its spec last changed in our eyes. */
+  private observed: Lease | undefined;
+  private observedSpec = '';
+  private observedAt = 0;
+
+  constructor(config: LeaderElectionConfig) {
+    this.leaseDurationMs = config.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = config.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = config.retryPeriodMs ?? 2_000;
+    if (this.leaseDurationMs <= this.renewDeadlineMs) {
+      throw new Error(
+        `leader election: leaseDurationMs (${this.leaseDurationMs}) must be greater than renewDeadlineMs (${this.renewDeadlineMs})`,
+      );
+    }
+    if (this.renewDeadlineMs <= jitterFactor * this.retryPeriodMs) {
+      throw new Error(
+        `leader election: renewDeadlineMs (${this.renewDeadlineMs}) must be greater than ${jitterFactor} × retryPeriodMs (${this.retryPeriodMs})`,
+      );
+    }
+    if (this.leaseDurationMs < 1000) {
+      throw new Error(`leader election: leaseDurationMs (${this.leaseDurationMs}) must be at least 1000 (the Lease holds whole seconds)`);
+    }
+    if (!config.namespace || !config.name) {
+      throw new Error('leader election: the lease namespace and name are required');
+    }
+    this.identity = config.identity ?? `${hostname()}_${randomUUID()}`;
+    this.leases = new LeaseClient(config.kubeConfig, config.namespace, config.name);
+    this.log = config.log ?? quietLog;
+    this.leaseRef = `${config.namespace}/${config.name}`;
+  }
+
+  /**
+   * Campaigns for the lease until acquired, calls `onStartedLeading` once, then renews until `signal`
+   * aborts (releases the lease, resolves `{ lost: false }`) or a renew fails for renewDeadline
+   * (resolves `{ lost: true }`; the caller must stop leader-only work at once).
+   */
+  async run(signal: AbortSignal, onStartedLeading: () => void): Promise<{ lost: boolean }> {
+    if (!(await this.acquire(signal))) return { lost: false };
+    onStartedLeading();
+    const lost = await this.renewUntilLostOrAborted(signal);
+    if (lost) {
+      this.log.error('leader election lost', undefined, { lease: this.leaseRef, identity: this.identity });
+      return { lost: true };
+    }
+    await this.release();
+    return { lost: false };
+  }
+
+  /** The identity in the lease as last observed ('' when free); undefined before the first read. */
+  get observedHolder(): string | undefined {
+    return this.observed?.spec?.holderIdentity ?? (this.observed ? '' : undefined);
+  }
+
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    this.log.info('attempting to acquire leader lease', { lease: this.leaseRef, identity: this.identity });
+    let lastHolder: string | undefined;
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(signal, this.leaseDurationMs)) {
+        this.log.info('successfully acquired lease', { lease: this.leaseRef, identity: this.identity });
+        return true;
+      }
+      const holder = this.observedHolder;
+      if (holder !== undefined && holder !== lastHolder) {
+        this.log.info('lease is held by another candidate', { lease: this.leaseRef, holder });
+        lastHolder = holder;
+      }
+      if (!(await pause(this.retryPeriodMs * (1 + Math.random() * jitterFactor), signal))) break;
+    }
+    return false;
+  }
+
+  /** Renews every retryPeriod; a renew round may retry for up to renewDeadline before leadership is lost. */
+  private async renewUntilLostOrAborted(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (!(await pause(this.retryPeriodMs, signal))) return false;
+      const deadline = performance.now() + this.renewDeadlineMs;
+      let renewed = false;
+      for (;;) {
+        const remaining = deadline - performance.now();
+        if (remaining <= 0) break;
+        renewed = await this.tryAcquireOrRenew(signal, remaining);
+        if (renewed || signal.aborted) break;
+        const wait = Math.min(this.retryPeriodMs, deadline - performance.now());
+        if (wait <= 0 || !(await pause(wait, signal))) break;
+      }
+      if (signal.aborted) return false;
+      if (!renewed) return true;
+    }
+  }
+
+  /**
+   * One attempt (client-go's tryAcquireOrRenew). Leader fast path: update the lease we last wrote;
+   * a 409 means someone else wrote it, so fall back to reading it. Returns true when we hold it now.
+   */
+  private async tryAcquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
+    const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)))]);
+    const now = new Date();
+    try {
+      if (this.observed && this.isLeader() && this.leaseValid()) {
+        try {
+          this.observe(await this.leases.update(this.observed, this.renewedSpec(now), attempt));
+          return true;
+        } catch (err) {
+          if (signal.aborted) return false;
+          this.log.debug('failed to renew lease optimistically, reading it', { lease: this.leaseRef, error: describe(err) });
+        }
+      }
+
+      let current: Lease;
+      try {
+        current = await this.leases.get(attempt);
+      } catch (err) {
+        if (!(err instanceof LeaseRequestError && err.code === 404)) throw err;
+        this.observe(
+          await this.leases.create(
+            {
+              holderIdentity: this.identity,
+              leaseDurationSeconds: this.leaseDurationSeconds(),
+              acquireTime: microTime(now),
+              renewTime: microTime(now),
+              leaseTransitions: 0,
+            },
+            attempt,
+          ),
+        );
+        return true;
+      }
+
+      this.observe(current);
+      const holder = current.spec?.holderIdentity ?? '';
+      if (holder !== '' && !this.isLeader() && this.leaseValid()) return false;
+
+      const spec: LeaseSpec = this.isLeader()
+        ? this.renewedSpec(now)
+        : {
+            holderIdentity: this.identity,
+            leaseDurationSeconds: this.leaseDurationSeconds(),
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: (current.spec?.leaseTransitions ?? 0) + 1,
+          };
+      this.observe(await this.leases.update(current, spec, attempt));
+      return true;
+    } catch (err) {
+      if (!signal.aborted) {
+        this.log.error('error acquiring or renewing lease', err, { lease: this.leaseRef, identity: this.identity });
+      }
+      return false;
+    }
+  }
+
+  /** Empties holderIdentity (client-go's release): the next candidate does not wait for the lease to expire. */
+  private async release(): Promise<void> {
+    if (!this.observed || !this.isLeader()) return;
+    const now = new Date();
+    try {
+      await this.leases.update(
+        this.observed,
+        {
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: microTime(now),
+          renewTime: microTime(now),
+          leaseTransitions: this.observed.spec?.leaseTransitions ?? 0,
+        },
+        AbortSignal.timeout(this.renewDeadlineMs),
+      );
+      this.observed = undefined;
+      this.log.info('released leader lease', { lease: this.leaseRef, identity: this.identity });
+    } catch (err) {
+      this.log.error('failed to release leader lease', err, { lease: this.leaseRef, identity: this.identity });
+    }
+  }
+
+  private renewedSpec(now: Date): LeaseSpec {
+    const spec = this.observed?.spec ?? {};
+    return {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.leaseDurationSeconds(),
+      acquireTime: spec.acquireTime ?? microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: spec.leaseTransitions ?? 0,
+    };
+  }
+
+  /** Records a lease; the validity clock restarts only when its spec changed (client-go's observedTime). */
+  private observe(lease: Lease): void {
+    const spec = JSON.stringify(lease.spec ?? {});
+    if (spec !== this.observedSpec) {
+      this.observedSpec = spec;
+      this.observedAt = performance.now();
+    }
+    this.observed = lease;
+  }
+
+  private isLeader(): boolean {
+    return (this.observed?.spec?.holderIdentity ?? '') === this.identity;
+  }
+
+  private leaseValid(): boolean {
+    return this.observedAt + this.leaseDurationMs > performance.now();
+  }
+
+  private leaseDurationSeconds(): number {
+    return Math.round(this.leaseDurationMs / 1000);
+  }
+}
+
+/** Sleeps `ms`; false when `signal` aborted first. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
