@@ -1,0 +1,240 @@
+// CRD assembly: finds the kinds of every API folder, builds one schema per version, and merges the
+// versions of each kind into one CustomResourceDefinition object per kind.
+import { basename } from 'node:path';
+import type { ts as TS } from 'ts-morph';
+import { OpgenError } from '../diag/diagnostic.js';
+import type { CollectedMarker, LoadedFile, SourceSet } from '../markers/index.js';
+import { positionOf } from '../markers/index.js';
+import { pluralize } from '../naming/index.js';
+import type { JSONSchemaProps } from './json-schema.js';
+import type { SchemaMarker } from './markers/index.js';
+import { SchemaBuilder, byteCompare } from './schema-builder.js';
+
+/** One folder of .ts files: an API version (controller-gen's package). */
+export interface ApiFolder {
+  dir: string;
+  display: string;
+  files: LoadedFile[];
+  markers: CollectedMarker[];
+}
+
+export interface GeneratedCrd {
+  /** `<group>_<plural>.yaml` */
+  fileName: string;
+  crd: Record<string, unknown>;
+}
+
+interface KindVersion {
+  kind: string;
+  group: string;
+  version: string;
+  file: LoadedFile;
+  decl: TS.InterfaceDeclaration;
+  markers: CollectedMarker[];
+  schema: JSONSchemaProps;
+}
+
+export const VERSION_ANNOTATION = 'opgen.dev/version';
+
+function folderMarker(folder: ApiFolder, name: string): CollectedMarker | undefined {
+  return folder.markers.find((m) => m.definition.name === name);
+}
+
+export function generateCrds(
+  sources: SourceSet,
+  folders: ApiFolder[],
+  schemaMarkers: Map<string, SchemaMarker>,
+  kubernetes: ConstructorParameters<typeof SchemaBuilder>[4],
+  toolVersion: string,
+  errors: OpgenError[],
+): GeneratedCrd[] {
+  const ts = sources.ts;
+  const folderByFile = new Map<LoadedFile, ApiFolder>();
+  for (const f of folders) for (const file of f.files) folderByFile.set(file, f);
+  const optional = (file: LoadedFile): boolean => {
+    const f = folderByFile.get(file);
+    // Files outside the scanned folders (imported helpers) use their own folder markers when we scanned it.
+    return f ? folderMarker(f, 'kubebuilder:validation:Optional') !== undefined : false;
+  };
+  const builder = new SchemaBuilder(sources, schemaMarkers, (file) => ({ optionalByDefault: optional(file) }), errors, kubernetes);
+
+  const found: KindVersion[] = [];
+  for (const folder of folders) {
+    if (folderMarker(folder, 'kubebuilder:skip')) continue;
+    const groupMarker = folderMarker(folder, 'groupName');
+    const version = (folderMarker(folder, 'versionName')?.value as string | undefined) ?? basename(folder.dir);
+    for (const file of folder.files) {
+      for (const st of file.sf.statements) {
+        if (!ts.isInterfaceDeclaration(st)) continue;
+        const info = file.markers.declarations.get(st);
+        const root = info?.markers.find((m) => m.definition.name === 'kubebuilder:object:root');
+        if (!root || root.value !== true) continue;
+        const members = st.members.filter(ts.isPropertySignature).map((m) => m.name.getText(file.sf));
+        const extendsKubeObject = (st.heritageClauses ?? []).some((c) => c.types.some((t) => t.expression.getText(file.sf) === 'KubeObject'));
+        if (st.name.text.endsWith('List') && members.includes('items')) continue;
+        const where = positionOf(file, st.name);
+        if (!members.includes('metadata') && !extendsKubeObject) {
+          errors.push(new OpgenError(`${st.name.text}: a kind needs a metadata property`, where, `add metadata?: ObjectMeta (from @opgen/runtime)`));
+          continue;
+        }
+        if (!st.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+          errors.push(new OpgenError(`${st.name.text}: a kind must be exported`, where, `write export interface ${st.name.text}`));
+          continue;
+        }
+        if (!groupMarker) {
+          errors.push(
+            new OpgenError(`${st.name.text}: its folder ${folder.display} has no +groupName`, where, `add // +groupName=<group> to a file in ${folder.display} (e.g. groupversion-info.ts)`),
+          );
+          continue;
+        }
+        found.push({
+          kind: st.name.text,
+          group: groupMarker.value as string,
+          version,
+          file,
+          decl: st,
+          markers: info?.markers ?? [],
+          schema: builder.kindSchema(file, st),
+        });
+      }
+    }
+  }
+
+  const byKind = new Map<string, KindVersion[]>();
+  for (const k of found) {
+    const key = `${k.group}\u0000${k.kind}`;
+    byKind.set(key, [...(byKind.get(key) ?? []), k]);
+  }
+  const out: GeneratedCrd[] = [];
+  for (const versions of byKind.values()) {
+    const crd = assemble(versions, toolVersion, errors);
+    if (crd) out.push(crd);
+  }
+  return out.sort((a, b) => byteCompare(a.fileName, b.fileName));
+}
+
+function marker(k: KindVersion, name: string): CollectedMarker | undefined {
+  return k.markers.find((m) => m.definition.name === name);
+}
+
+function markersNamed(k: KindVersion, name: string): CollectedMarker[] {
+  return k.markers.filter((m) => m.definition.name === name);
+}
+
+function assemble(all: KindVersion[], toolVersion: string, errors: OpgenError[]): GeneratedCrd | undefined {
+  const first = all[0]!;
+  const fail = (m: CollectedMarker | undefined, k: KindVersion, message: string, fix: string): void => {
+    errors.push(new OpgenError(`${k.kind}: ${message}`, m ? m.where : positionOf(k.file, k.decl.name), fix));
+  };
+  const seen = new Map<string, KindVersion>();
+  for (const k of all) {
+    const dup = seen.get(k.version);
+    if (dup) {
+      fail(undefined, k, `version ${k.version} is declared twice (also in ${dup.file.display})`, 'give each folder its own version');
+      return undefined;
+    }
+    seen.set(k.version, k);
+  }
+  const kept = all.filter((k) => !marker(k, 'kubebuilder:skipversion'));
+  if (kept.length === 0) {
+    fail(marker(first, 'kubebuilder:skipversion'), first, 'every version is skipped', 'remove +kubebuilder:skipversion from one version');
+    return undefined;
+  }
+  kept.sort((a, b) => byteCompare(a.version, b.version));
+
+  const names: Record<string, unknown> = { kind: first.kind, listKind: `${first.kind}List`, plural: pluralize(first.kind), singular: first.kind.toLowerCase() };
+  let scope = 'Namespaced';
+  const annotations: Record<string, string> = {};
+  const labels: Record<string, string> = {};
+  for (const k of kept) {
+    const resource = marker(k, 'kubebuilder:resource');
+    if (resource) {
+      const r = resource.value as { path?: string; singular?: string; shortName?: string[]; categories?: string[]; scope?: string };
+      if (r.path) names.plural = r.path;
+      if (r.singular) names.singular = r.singular;
+      if (r.shortName) names.shortNames = r.shortName;
+      if (r.categories) names.categories = r.categories;
+      if (r.scope !== undefined && r.scope !== '' && r.scope !== 'Namespaced' && r.scope !== 'Cluster') {
+        fail(resource, k, `scope "${r.scope}" is not a scope`, 'use scope=Namespaced or scope=Cluster');
+      }
+      scope = r.scope || 'Namespaced';
+    }
+    const meta = marker(k, 'kubebuilder:metadata');
+    if (meta) {
+      const m = meta.value as { annotations?: string[]; labels?: string[] };
+      for (const [list, into, what] of [
+        [m.annotations, annotations, 'annotation'],
+        [m.labels, labels, 'label'],
+      ] as const) {
+        for (const entry of list ?? []) {
+          const eq = entry.indexOf('=');
+          if (eq < 0) fail(meta, k, `${what} "${entry}" has no value`, `write "${entry}=<value>"`);
+          else into[entry.slice(0, eq)] = entry.slice(eq + 1);
+        }
+      }
+    }
+  }
+
+  const versions: Record<string, unknown>[] = [];
+  for (const k of kept) {
+    const v: Record<string, unknown> = { name: k.version, schema: { openAPIV3Schema: k.schema }, served: !marker(k, 'kubebuilder:unservedversion'), storage: kept.length === 1 || !!marker(k, 'kubebuilder:storageversion') };
+    const subresources: Record<string, unknown> = {};
+    if (marker(k, 'kubebuilder:subresource:status')) subresources.status = {};
+    const scale = marker(k, 'kubebuilder:subresource:scale');
+    if (scale) {
+      const s = scale.value as { specpath: string; statuspath: string; selectorpath?: string };
+      if (!s.specpath.startsWith('.spec.')) fail(scale, k, `scale specpath "${s.specpath}" is not under .spec`, 'use a path such as .spec.replicas');
+      if (!s.statuspath.startsWith('.status.')) fail(scale, k, `scale statuspath "${s.statuspath}" is not under .status`, 'use a path such as .status.replicas');
+      if (s.selectorpath !== undefined && !s.selectorpath.startsWith('.spec.') && !s.selectorpath.startsWith('.status.')) {
+        fail(scale, k, `scale selectorpath "${s.selectorpath}" is not under .spec or .status`, 'use a path such as .status.selector');
+      }
+      subresources.scale = { specReplicasPath: s.specpath, statusReplicasPath: s.statuspath, ...(s.selectorpath ? { labelSelectorPath: s.selectorpath } : {}) };
+    }
+    const columns = markersNamed(k, 'kubebuilder:printcolumn').map((m) => {
+      const c = m.value as { name: string; type: string; JSONPath: string; description?: string; format?: string; priority?: number };
+      if (!['integer', 'number', 'string', 'boolean', 'date'].includes(c.type)) fail(m, k, `printcolumn type "${c.type}" is not a column type`, 'use integer, number, string, boolean or date');
+      return {
+        ...(c.description ? { description: c.description } : {}),
+        ...(c.format ? { format: c.format } : {}),
+        jsonPath: c.JSONPath,
+        name: c.name,
+        ...(c.priority ? { priority: c.priority } : {}),
+        type: c.type,
+      };
+    });
+    if (columns.length > 0) v.additionalPrinterColumns = columns;
+    const selectable = markersNamed(k, 'kubebuilder:selectablefield').map((m) => ({ jsonPath: (m.value as { JSONPath: string }).JSONPath }));
+    if (selectable.length > 0) v.selectableFields = selectable;
+    const deprecated = marker(k, 'kubebuilder:deprecatedversion');
+    if (deprecated) {
+      v.deprecated = true;
+      const warning = (deprecated.value as { warning?: string }).warning;
+      if (warning) v.deprecationWarning = warning;
+    }
+    if (Object.keys(subresources).length > 0 || columns.length > 0) v.subresources = subresources;
+    versions.push(v);
+  }
+  const storage = kept.filter((k, i) => versions[i]!.storage === true);
+  if (storage.length === 0) {
+    fail(undefined, kept[0]!, `has ${kept.length} versions (${kept.map((k) => k.version).join(', ')}) and none is the storage version`, 'add +kubebuilder:storageversion to exactly one of them');
+  } else if (storage.length > 1) {
+    fail(marker(storage[1]!, 'kubebuilder:storageversion'), storage[1]!, `has more than one storage version (${storage.map((k) => k.version).join(', ')})`, 'keep +kubebuilder:storageversion on one version only');
+  }
+  if (!versions.some((v) => v.served)) fail(marker(kept[0]!, 'kubebuilder:unservedversion'), kept[0]!, 'no version is served', 'remove +kubebuilder:unservedversion from one version');
+
+  const group = first.group;
+  const plural = names.plural as string;
+  return {
+    fileName: `${group}_${plural}.yaml`,
+    crd: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {
+        annotations: { ...annotations, [VERSION_ANNOTATION]: toolVersion },
+        ...(Object.keys(labels).length > 0 ? { labels } : {}),
+        name: `${plural}.${group}`,
+      },
+      spec: { group, names, scope, versions },
+    },
+  };
+}

@@ -1,0 +1,522 @@
+// TypeScript declarations → apiextensions/v1 schemas, read syntactically. Named types are inlined (a CRD
+// may not use $ref); a field's own markers form a layer merged onto its type's schema with
+// controller-gen's flatten rules (field description wins, conflicting validations hoisted into allOf).
+import type { ts as TS } from 'ts-morph';
+import { OpgenError } from '../diag/diagnostic.js';
+import { closest, positionOf, type CollectedMarker, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
+import { validateValue } from './default-check.js';
+import type { JSONSchemaProps } from './json-schema.js';
+import { TYPE_META, knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
+import { MarkerApplyError, type ApplyContext, type SchemaMarker } from './markers/index.js';
+
+const RUNTIME_MODULE = '@opgen/runtime';
+const KUBERNETES_MODULE = '@kubernetes/client-node';
+
+/** What the builder needs to know about a file's folder (API version package). */
+export interface FolderDefaults {
+  optionalByDefault: boolean;
+}
+
+interface Built {
+  schema: JSONSchemaProps;
+  /** A named type: the field's markers form a separate layer merged onto it. */
+  named: boolean;
+  nullable: boolean;
+}
+
+type KubernetesModels = typeof import('./kubernetes/index.js');
+
+export class SchemaBuilder {
+  private readonly ts: typeof TS;
+  private readonly named = new Map<TopLevelDeclaration, JSONSchemaProps>();
+  private readonly building: TopLevelDeclaration[] = [];
+
+  constructor(
+    private readonly sources: SourceSet,
+    private readonly schemaMarkers: Map<string, SchemaMarker>,
+    private readonly folderOf: (file: LoadedFile) => FolderDefaults,
+    private readonly errors: OpgenError[],
+    private readonly kubernetes: KubernetesModels | undefined,
+  ) {
+    this.ts = sources.ts;
+  }
+
+  /** The openAPIV3Schema of a kind's root interface. */
+  kindSchema(file: LoadedFile, decl: TS.InterfaceDeclaration): JSONSchemaProps {
+    const path = decl.name.text;
+    const schema = this.objectSchema(file, decl, path, true);
+    const info = file.markers.declarations.get(decl);
+    if (info?.description) schema.description = info.description;
+    this.applyMarkers(schema, info?.markers ?? [], {}, path);
+    return schema;
+  }
+
+  private fail(file: LoadedFile, node: TS.Node, path: string, message: string, fix?: string): JSONSchemaProps {
+    this.errors.push(new OpgenError(`${path}: ${message}`, positionOf(file, node), fix));
+    return {};
+  }
+
+  private applyMarkers(schema: JSONSchemaProps, markers: CollectedMarker[], ctx: ApplyContext, path: string): void {
+    const applicable = markers
+      .map((m) => ({ m, sm: this.schemaMarkers.get(m.definition.name) }))
+      .filter((x): x is { m: CollectedMarker; sm: SchemaMarker } => x.sm !== undefined)
+      .sort((a, b) => a.sm.priority - b.sm.priority);
+    for (const { m, sm } of applicable) {
+      try {
+        sm.apply(schema, m.value, ctx);
+      } catch (err) {
+        if (!(err instanceof MarkerApplyError)) throw err;
+        this.errors.push(new OpgenError(`${path}: ${err.message}`, m.where, err.fix));
+      }
+    }
+  }
+
+  /** Properties (with `extends`) of an interface or type literal. */
+  private objectSchema(file: LoadedFile, node: TS.InterfaceDeclaration | TS.TypeLiteralNode, path: string, root: boolean): JSONSchemaProps {
+    const ts = this.ts;
+    const properties: Record<string, JSONSchemaProps> = {};
+    const required = new Set<string>();
+    const rules: NonNullable<JSONSchemaProps['x-kubernetes-validations']> = [];
+    let additional: JSONSchemaProps | undefined;
+
+    if (ts.isInterfaceDeclaration(node)) {
+      for (const clause of node.heritageClauses ?? []) {
+        for (const expr of clause.types) {
+          const name = expr.expression.getText(file.sf);
+          if (root && name === 'KubeObject') continue; // apiVersion/kind/metadata are emitted below
+          const base = this.reference(file, expr, name, expr.typeArguments, path);
+          if (base.schema.type !== 'object' || !base.schema.properties) {
+            if (Object.keys(base.schema).length > 0) this.fail(file, expr, path, `extends ${name}, which is not an object type`, 'extend interfaces only');
+            continue;
+          }
+          Object.assign(properties, base.schema.properties);
+          for (const r of base.schema.required ?? []) required.add(r);
+          rules.push(...(base.schema['x-kubernetes-validations'] ?? []));
+        }
+      }
+    }
+    const parentRules: typeof rules = [];
+    for (const member of node.members) {
+      if (ts.isIndexSignatureDeclaration(member)) {
+        const key = member.parameters[0]?.type;
+        if (!key || key.kind !== ts.SyntaxKind.StringKeyword) {
+          this.fail(file, member, path, 'only string index signatures can be expressed', 'use { [key: string]: T }');
+          continue;
+        }
+        additional = this.typeSchema(file, member.type, `${path}[key]`).schema;
+        continue;
+      }
+      if (!ts.isPropertySignature(member)) {
+        this.fail(file, member, path, `${member.getText(file.sf).split('\n')[0]} is not data`, 'a CRD schema holds only properties; remove methods and call signatures');
+        continue;
+      }
+      const name = propertyName(ts, member.name);
+      if (name === undefined) {
+        this.fail(file, member, path, 'computed property names cannot be expressed', 'use a plain property name');
+        continue;
+      }
+      const fieldPath = `${path}.${name}`;
+      if (root && (name === 'apiVersion' || name === 'kind')) {
+        properties[name] = structuredClone(TYPE_META[name]);
+        continue;
+      }
+      if (root && name === 'metadata') {
+        properties[name] = { type: 'object' };
+        continue;
+      }
+      const field = this.fieldSchema(file, member, fieldPath);
+      properties[name] = field.schema;
+      if (field.required) required.add(name);
+      else required.delete(name);
+      if (field.immutable && !field.required) {
+        parentRules.push({ message: `field ${name} is immutable once set`, rule: `!has(oldSelf.${name}) || has(self.${name})` });
+      }
+    }
+    if (root) {
+      for (const name of ['apiVersion', 'kind'] as const) properties[name] ??= structuredClone(TYPE_META[name]);
+      properties.metadata ??= { type: 'object' };
+    }
+    const schema: JSONSchemaProps = { type: 'object' };
+    if (Object.keys(properties).length > 0) {
+      if (additional) this.fail(file, node, path, 'an object cannot have both properties and an index signature', 'move the free-form entries into a Record<string, T> property');
+      schema.properties = properties;
+    } else if (additional) {
+      schema.additionalProperties = additional;
+    }
+    if (required.size > 0) schema.required = [...required].sort(byteCompare);
+    const allRules = [...parentRules, ...rules];
+    if (allRules.length > 0) schema['x-kubernetes-validations'] = allRules;
+    return schema;
+  }
+
+  private fieldSchema(file: LoadedFile, prop: TS.PropertySignature, path: string): { schema: JSONSchemaProps; required: boolean; immutable: boolean } {
+    const info = file.markers.declarations.get(prop);
+    const markers = info?.markers ?? [];
+    const has = (name: string): boolean => markers.some((m) => m.definition.name === name);
+    let required = !prop.questionToken;
+    if (this.folderOf(file).optionalByDefault) required = false;
+    if (has('required') || has('k8s:required')) required = true;
+    if (has('optional') || has('k8s:optional')) required = false;
+    if (has('kubebuilder:validation:Required')) required = true;
+    if (has('kubebuilder:validation:Optional')) required = false;
+
+    let schema: JSONSchemaProps;
+    if (has('kubebuilder:validation:Schemaless')) {
+      schema = {};
+      if (info?.description) schema.description = info.description;
+      this.applyMarkers(schema, markers, {}, path);
+    } else if (!prop.type) {
+      schema = this.fail(file, prop, path, 'has no type annotation', 'write the type, e.g. name: string');
+    } else {
+      const built = this.typeSchema(file, prop.type, path, has('kubebuilder:pruning:PreserveUnknownFields'));
+      if (built.named) {
+        const layer: JSONSchemaProps = {};
+        if (info?.description) layer.description = info.description;
+        if (built.nullable) layer.nullable = true;
+        this.applyMarkers(layer, markers, { typeHint: built.schema.type, intOrStringHint: built.schema['x-kubernetes-int-or-string'] }, path);
+        schema = this.mergeLayer(file, prop, path, built.schema, layer);
+      } else {
+        schema = built.schema;
+        if (built.nullable) schema.nullable = true;
+        if (info?.description) schema.description = info.description;
+        this.applyMarkers(schema, markers, {}, path);
+      }
+    }
+    this.checkField(file, prop, path, schema, markers);
+    return { schema, required, immutable: has('k8s:immutable') };
+  }
+
+  /** What the API server would reject about this field, refused before anything is written. */
+  private checkField(file: LoadedFile, prop: TS.PropertySignature, path: string, schema: JSONSchemaProps, markers: CollectedMarker[]): void {
+    const at = (names: string[]): CollectedMarker | undefined => markers.find((m) => names.includes(m.definition.name));
+    const report = (m: CollectedMarker | undefined, message: string, fix: string): void => {
+      this.errors.push(new OpgenError(`${path}: ${message}`, m ? m.where : positionOf(file, prop), fix));
+    };
+    if (schema['x-kubernetes-list-type'] === 'map') {
+      const keys = schema['x-kubernetes-list-map-keys'] ?? [];
+      const items = schema.items;
+      const marker = at(['listType', 'k8s:listType']);
+      if (keys.length === 0) report(marker, '+listType=map needs at least one +listMapKey', 'add +listMapKey=<field of the items>');
+      else if (!items || items.type !== 'object') report(marker, '+listType=map needs items that are objects', 'use +listType=set or atomic');
+      else {
+        for (const key of keys) {
+          const keySchema = items.properties?.[key];
+          const keyMarker = markers.find((m) => ['listMapKey', 'k8s:listMapKey'].includes(m.definition.name) && m.value === key);
+          if (!keySchema) report(keyMarker, `list map key "${key}" is not a field of the items`, `use one of ${Object.keys(items.properties ?? {}).join(', ')}`);
+          else if (!items.required?.includes(key) && keySchema.default === undefined) {
+            report(keyMarker, `list map key "${key}" is optional, and the API server requires map keys to be required or defaulted`, `make ${key} required (no ?) or give it a +kubebuilder:default`);
+          } else if (keySchema.nullable) report(keyMarker, `list map key "${key}" is nullable`, `remove null from the type of ${key}`);
+        }
+      }
+    }
+    for (const [key, names] of [
+      ['default', ['kubebuilder:default', 'default']],
+      ['example', ['kubebuilder:example']],
+    ] as const) {
+      const value = schema[key];
+      if (value === undefined) continue;
+      const probe = { ...schema };
+      delete probe.default;
+      const problem = validateValue(value, probe);
+      if (problem) report(at([...names]), `the ${key} does not validate against the field's own schema: ${problem}`, `change the ${key} or the field's validation markers`);
+    }
+  }
+
+  /** controller-gen's flatten of allOf[typeSchema, fieldLayer]. */
+  private mergeLayer(file: LoadedFile, node: TS.Node, path: string, type: JSONSchemaProps, layer: JSONSchemaProps): JSONSchemaProps {
+    const out: Record<string, unknown> = { ...type };
+    const hoistType: Record<string, unknown> = {};
+    const hoistField: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(layer) as [keyof JSONSchemaProps, unknown][]) {
+      const current = out[key];
+      switch (key) {
+        case 'description':
+        case 'title':
+        case 'example':
+        case 'externalDocs':
+        case 'x-kubernetes-preserve-unknown-fields':
+        case 'x-kubernetes-map-type':
+        case 'nullable':
+          out[key] = value;
+          continue;
+        case 'properties':
+          out[key] = { ...(current as object), ...(value as object) };
+          continue;
+        case 'required':
+          out[key] = [...new Set([...((current as string[]) ?? []), ...(value as string[])])].sort(byteCompare);
+          continue;
+        case 'x-kubernetes-validations':
+          out[key] = [...(value as unknown[]), ...((current as unknown[]) ?? [])];
+          continue;
+        case 'enum':
+          if (current === undefined) out[key] = value;
+          continue;
+        case 'type':
+          if (current !== undefined && current !== value) {
+            this.fail(file, node, path, `the markers make this a ${String(value)}, but its type is a ${String(current)}`, 'remove +kubebuilder:validation:Type');
+          }
+          out[key] = value;
+          continue;
+      }
+      if (current === undefined || JSON.stringify(current) === JSON.stringify(value)) {
+        out[key] = value;
+      } else {
+        hoistType[key] = current;
+        hoistField[key] = value;
+        delete out[key];
+      }
+    }
+    if (Object.keys(hoistField).length > 0) out.allOf = [...((out.allOf as unknown[]) ?? []), hoistType, hoistField];
+    return out as JSONSchemaProps;
+  }
+
+  private typeSchema(file: LoadedFile, node: TS.TypeNode, path: string, preserveUnknown = false): Built {
+    const ts = this.ts;
+    const plain = (schema: JSONSchemaProps): Built => ({ schema, named: false, nullable: false });
+    const K = ts.SyntaxKind;
+    switch (node.kind) {
+      case K.StringKeyword:
+        return plain({ type: 'string' });
+      case K.BooleanKeyword:
+        return plain({ type: 'boolean' });
+      case K.NumberKeyword:
+        return plain({ type: 'number' });
+      case K.AnyKeyword:
+      case K.UnknownKeyword:
+      case K.ObjectKeyword:
+        if (preserveUnknown) return plain(node.kind === K.ObjectKeyword ? { type: 'object' } : {});
+        return plain(
+          this.fail(
+            file,
+            node,
+            path,
+            `type ${node.getText(file.sf)} cannot be expressed in a CRD schema`,
+            `use JSON or RawExtension from ${RUNTIME_MODULE}, or a Record<string, T> with +kubebuilder:pruning:PreserveUnknownFields`,
+          ),
+        );
+      case K.BigIntKeyword:
+        return plain(this.fail(file, node, path, 'bigint cannot be expressed in JSON', `use int64 from ${RUNTIME_MODULE}, or a string`));
+      case K.SymbolKeyword:
+      case K.NeverKeyword:
+      case K.VoidKeyword:
+      case K.UndefinedKeyword:
+      case K.NullKeyword:
+        return plain(this.fail(file, node, path, `type ${node.getText(file.sf)} cannot be expressed in a CRD schema`, 'give the field a data type'));
+    }
+    if (ts.isParenthesizedTypeNode(node)) return this.typeSchema(file, node.type, path, preserveUnknown);
+    if (ts.isTypeOperatorNode(node) && node.operator === K.ReadonlyKeyword) return this.typeSchema(file, node.type, path, preserveUnknown);
+    if (ts.isUnionTypeNode(node)) return this.unionSchema(file, node, path);
+    if (ts.isLiteralTypeNode(node)) {
+      const v = literalValue(ts, node);
+      if (v === undefined || v === null) return plain(this.fail(file, node, path, `type ${node.getText(file.sf)} cannot be expressed alone`, 'use string, number or boolean'));
+      return plain({ enum: [v], type: jsonType(v) });
+    }
+    if (ts.isArrayTypeNode(node)) return plain(this.arraySchema(file, node.elementType, path));
+    if (ts.isTypeLiteralNode(node)) return plain(this.objectSchema(file, node, path, false));
+    if (ts.isTypeReferenceNode(node)) {
+      const name = entityName(ts, node.typeName);
+      return this.reference(file, node, name, node.typeArguments, path, preserveUnknown);
+    }
+    if (ts.isIntersectionTypeNode(node)) {
+      const merged: JSONSchemaProps = { type: 'object', properties: {} };
+      const required = new Set<string>();
+      for (const part of node.types) {
+        const b = this.typeSchema(file, part, path);
+        if (b.schema.type !== 'object' || !b.schema.properties) {
+          return plain(this.fail(file, part, path, `${part.getText(file.sf)} in an intersection is not an object type`, 'intersect interfaces only, or use extends'));
+        }
+        Object.assign(merged.properties!, b.schema.properties);
+        for (const r of b.schema.required ?? []) required.add(r);
+      }
+      if (required.size > 0) merged.required = [...required].sort(byteCompare);
+      return plain(merged);
+    }
+    if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) {
+      return plain(this.fail(file, node, path, 'functions cannot be stored in a Kubernetes object', 'remove the field, or store data instead'));
+    }
+    if (ts.isTupleTypeNode(node)) {
+      return plain(this.fail(file, node, path, 'tuples cannot be expressed in a CRD schema', 'use an array T[] or an object with named fields'));
+    }
+    return plain(this.fail(file, node, path, `type ${node.getText(file.sf)} cannot be expressed in a CRD schema`, 'use interfaces, arrays, Record<string, T>, string literal unions or the @opgen/runtime types'));
+  }
+
+  private arraySchema(file: LoadedFile, element: TS.TypeNode, path: string): JSONSchemaProps {
+    const item = this.typeSchema(file, element, `${path}[]`);
+    const items = item.schema;
+    if (item.nullable) items.nullable = true;
+    return { items, type: 'array' };
+  }
+
+  private unionSchema(file: LoadedFile, node: TS.UnionTypeNode, path: string): Built {
+    const ts = this.ts;
+    let nullable = false;
+    const rest: TS.TypeNode[] = [];
+    for (const t of node.types) {
+      if (t.kind === ts.SyntaxKind.UndefinedKeyword) continue;
+      if (ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword) {
+        nullable = true;
+        continue;
+      }
+      rest.push(t);
+    }
+    if (rest.length === 1) {
+      const b = this.typeSchema(file, rest[0]!, path);
+      return { ...b, nullable: b.nullable || nullable };
+    }
+    const literals = rest.map((t) => (ts.isLiteralTypeNode(t) ? literalValue(ts, t) : undefined));
+    if (rest.length > 0 && literals.every((v) => v !== undefined && v !== null)) {
+      const types = new Set(literals.map((v) => jsonType(v)));
+      if (types.size === 1 || (types.size === 2 && types.has('integer') && types.has('number'))) {
+        const type = types.has('number') ? 'number' : [...types][0]!;
+        if (type === 'boolean' && literals.length === 2) return { schema: { type: 'boolean' }, named: false, nullable };
+        return { schema: { enum: literals, type }, named: false, nullable };
+      }
+    }
+    const kinds = rest.map((t) => t.kind);
+    if (kinds.length === 2 && kinds.includes(ts.SyntaxKind.StringKeyword) && kinds.includes(ts.SyntaxKind.NumberKeyword)) {
+      return { schema: this.fail(file, node, path, 'string | number cannot be expressed as a union', `use IntOrString from ${RUNTIME_MODULE}`), named: false, nullable };
+    }
+    return {
+      schema: this.fail(
+        file,
+        node,
+        path,
+        `the union ${node.getText(file.sf)} cannot be expressed in a CRD schema`,
+        'use one interface with optional fields and +kubebuilder:validation:ExactlyOneOf, or a string literal union',
+      ),
+      named: false,
+      nullable,
+    };
+  }
+
+  private reference(file: LoadedFile, node: TS.Node, name: string, args: TS.NodeArray<TS.TypeNode> | undefined, path: string, preserveUnknown = false): Built {
+    const plain = (schema: JSONSchemaProps): Built => ({ schema, named: false, nullable: false });
+    const builtin = ['Array', 'ReadonlyArray', 'Record'];
+    const resolvedName = file.declarations.has(name) || file.imports.has(name.split('.')[0]!) ? undefined : name;
+    if (resolvedName && builtin.includes(name)) {
+      if ((name === 'Array' || name === 'ReadonlyArray') && args?.length === 1) return plain(this.arraySchema(file, args[0]!, path));
+      if (name === 'Record' && args?.length === 2) {
+        if (args[0]!.kind !== this.ts.SyntaxKind.StringKeyword) {
+          return plain(this.fail(file, args[0]!, path, 'Record keys must be string', 'use Record<string, T>, or an interface for fixed keys'));
+        }
+        const value = args[1]!;
+        if (preserveUnknown && (value.kind === this.ts.SyntaxKind.UnknownKeyword || value.kind === this.ts.SyntaxKind.AnyKeyword)) return plain({ type: 'object' });
+        return plain({ additionalProperties: this.typeSchema(file, value, `${path}[key]`).schema, type: 'object' });
+      }
+    }
+    if (resolvedName === 'Date') return plain(this.fail(file, node, path, 'Date is not JSON', `use Time from ${RUNTIME_MODULE} (an RFC 3339 string)`));
+    if (resolvedName && ['Partial', 'Required', 'Pick', 'Omit', 'Readonly', 'Exclude', 'Extract', 'NonNullable', 'Map', 'Set', 'Promise'].includes(name)) {
+      return plain(this.fail(file, node, path, `${name}<...> cannot be expressed in a CRD schema`, 'write the interface out'));
+    }
+    const r = this.sources.resolve(file, name);
+    if (r.kind === 'unresolved') return plain(this.fail(file, node, path, `cannot resolve type ${name}: ${r.reason}`, 'import it with a relative path or from @opgen/runtime'));
+    if (r.kind === 'module') {
+      if (r.module === RUNTIME_MODULE) {
+        const known = knownTypeSchema(r.name);
+        if (!known) {
+          return plain(this.fail(file, node, path, `${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}`));
+        }
+        return { schema: known, named: !['int32', 'int64'].includes(r.name), nullable: false };
+      }
+      if (r.module === KUBERNETES_MODULE) {
+        if (!this.kubernetes) {
+          return plain(this.fail(file, node, path, `${r.name} from ${KUBERNETES_MODULE} needs the Kubernetes model schemas, which this opgen build lacks`, 'reinstall opgen'));
+        }
+        const schema = this.kubernetes.kubernetesModelSchema(r.name);
+        if (!schema) {
+          const near = closest(r.name, this.kubernetes.kubernetesModelNames());
+          return plain(this.fail(file, node, path, `${r.name} is not a Kubernetes model opgen knows`, near ? `did you mean ${near}?` : 'use a V1... model from @kubernetes/client-node'));
+        }
+        return { schema, named: true, nullable: false };
+      }
+      return plain(this.fail(file, node, path, `cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE} and ${KUBERNETES_MODULE}; declare the type in your API folder`));
+    }
+    if (args && args.length > 0) return plain(this.fail(file, node, path, `generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface'));
+    const schema = this.namedSchema(r.file, r.decl, path, file, node);
+    return { schema: structuredClone(schema), named: true, nullable: false };
+  }
+
+  private namedSchema(file: LoadedFile, decl: TopLevelDeclaration, path: string, fromFile: LoadedFile, fromNode: TS.Node): JSONSchemaProps {
+    const ts = this.ts;
+    const cached = this.named.get(decl);
+    if (cached) return cached;
+    if (this.building.includes(decl)) {
+      const cycle = [...this.building.slice(this.building.indexOf(decl)), decl].map((d) => d.name.text).join(' → ');
+      return this.fail(
+        fromFile,
+        fromNode,
+        path,
+        `recursive type (${cycle}) cannot be expressed in a CRD schema`,
+        'break the cycle: type the field as JSON from @opgen/runtime, or give it +kubebuilder:validation:Schemaless with +kubebuilder:pruning:PreserveUnknownFields',
+      );
+    }
+    if (!ts.isEnumDeclaration(decl) && decl.typeParameters?.length) {
+      return this.fail(file, decl, path, `generic type ${decl.name.text}<...> cannot be expressed in a CRD schema`, 'write a concrete interface');
+    }
+    this.building.push(decl);
+    let schema: JSONSchemaProps;
+    try {
+      if (ts.isInterfaceDeclaration(decl)) schema = this.objectSchema(file, decl, path, false);
+      else if (ts.isEnumDeclaration(decl)) schema = this.enumSchema(file, decl, path);
+      else {
+        const b = this.typeSchema(file, decl.type, path);
+        schema = b.schema;
+        if (b.nullable) schema.nullable = true;
+      }
+    } finally {
+      this.building.pop();
+    }
+    const info = file.markers.declarations.get(decl);
+    if (info?.description) schema.description = info.description;
+    this.applyMarkers(schema, (info?.markers ?? []).filter((m) => m.definition.targets.includes('type')), {}, path);
+    this.named.set(decl, schema);
+    return schema;
+  }
+
+  private enumSchema(file: LoadedFile, decl: TS.EnumDeclaration, path: string): JSONSchemaProps {
+    const ts = this.ts;
+    const values: (string | number)[] = [];
+    let next = 0;
+    for (const m of decl.members) {
+      const init = m.initializer;
+      if (!init) values.push(next++);
+      else if (ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) values.push(init.text);
+      else if (ts.isNumericLiteral(init)) {
+        next = Number(init.text);
+        values.push(next++);
+      } else return this.fail(file, m, path, `enum member ${m.name.getText(file.sf)} has a computed value`, 'use string or number literals');
+    }
+    const types = new Set(values.map((v) => typeof v));
+    if (types.size > 1) return this.fail(file, decl, path, `enum ${decl.name.text} mixes strings and numbers`, 'use one kind of value');
+    return { enum: values, type: types.has('string') ? 'string' : 'integer' };
+  }
+}
+
+function propertyName(ts: typeof TS, name: TS.PropertyName): string | undefined {
+  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
+  return undefined;
+}
+
+function entityName(ts: typeof TS, name: TS.EntityName): string {
+  return ts.isIdentifier(name) ? name.text : `${entityName(ts, name.left)}.${name.right.text}`;
+}
+
+function literalValue(ts: typeof TS, node: TS.LiteralTypeNode): string | number | boolean | null | undefined {
+  const l = node.literal;
+  if (ts.isStringLiteral(l) || ts.isNoSubstitutionTemplateLiteral(l)) return l.text;
+  if (ts.isNumericLiteral(l)) return Number(l.text);
+  if (ts.isPrefixUnaryExpression(l) && l.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(l.operand)) return -Number(l.operand.text);
+  if (l.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (l.kind === ts.SyntaxKind.FalseKeyword) return false;
+  if (l.kind === ts.SyntaxKind.NullKeyword) return null;
+  return undefined;
+}
+
+function jsonType(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+export function byteCompare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}

@@ -1,0 +1,138 @@
+// `opgen generate [crd|rbac|webhook]` and `opgen markers`. Every generator stages its files in a Tree;
+// nothing is written unless every generator succeeded, and `--check` compares instead of writing.
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
+import type { ApiFolder } from '../crd/generate.js';
+import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
+import { Tree, commitTree } from '../scaffold/index.js';
+import { expandPaths } from './paths.js';
+import { createGeneratorRegistry } from './registry.js';
+import { toYaml } from './yaml.js';
+
+export type GenerateTarget = 'crd' | 'rbac' | 'webhook';
+
+export interface GenerateOptions {
+  cwd: string;
+  targets: GenerateTarget[];
+  paths?: string;
+  outputDir?: string;
+  check: boolean;
+  dryRun: boolean;
+}
+
+const ALL_TARGETS: GenerateTarget[] = ['crd', 'rbac', 'webhook'];
+const DEFAULT_OUTPUT: Record<GenerateTarget, string> = { crd: 'config/crd/bases', rbac: 'config/rbac', webhook: 'config/webhook' };
+const ROLE_NAME = 'manager-role';
+
+function defaultPaths(cwd: string, target: GenerateTarget): string {
+  if (target === 'crd' && existsSync(join(cwd, 'src', 'api'))) return 'src/api';
+  return 'src';
+}
+
+function outputDirFor(o: GenerateOptions, targets: GenerateTarget[], target: GenerateTarget): string {
+  if (!o.outputDir) return resolve(o.cwd, DEFAULT_OUTPUT[target]);
+  // One target: the directory itself (as controller-gen's output:dir); several: it replaces config/.
+  if (targets.length === 1) return resolve(o.cwd, o.outputDir);
+  return resolve(o.cwd, o.outputDir, DEFAULT_OUTPUT[target].replace(/^config\//, ''));
+}
+
+async function opgenVersion(): Promise<string> {
+  const { readFileSync } = await import('node:fs');
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+function sortErrors(errors: OpgenError[]): OpgenError[] {
+  const seen = new Set<string>();
+  const unique = errors.filter((e) => {
+    const line = e.format();
+    if (seen.has(line)) return false;
+    seen.add(line);
+    return true;
+  });
+  const pos = (e: OpgenError): [string, number, number] => {
+    const w = e.where;
+    return w && 'file' in w ? [w.file, w.line ?? 0, w.column ?? 0] : ['', 0, 0];
+  };
+  return unique.sort((a, b) => {
+    const [fa, la, ca] = pos(a);
+    const [fb, lb, cb] = pos(b);
+    return fa < fb ? -1 : fa > fb ? 1 : la - lb || ca - cb;
+  });
+}
+
+export async function generateCommand(o: GenerateOptions, out: (line: string) => void): Promise<number> {
+  const targets = o.targets.length > 0 ? [...new Set(o.targets)] : ALL_TARGETS;
+  const inProject = existsSync(join(o.cwd, 'PROJECT'));
+  if (!inProject && !o.paths) {
+    throw new OpgenError('no PROJECT file here, so opgen does not know where the sources are', { flag: '--paths' }, 'run inside an opgen project, or pass --paths <dir|glob> (and --output-dir)');
+  }
+  const { ts } = await import('ts-morph');
+  const { registry, schemaMarkers } = createGeneratorRegistry();
+  const errors: OpgenError[] = [];
+  const sources = new SourceSet(ts, registry, o.cwd, errors);
+  const outputs: { abs: string; content: string }[] = [];
+
+  for (const target of targets) {
+    const files = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target)).map((f) => sources.load(f));
+    const outDir = outputDirFor(o, targets, target);
+    const packageMarkers: CollectedMarker[] = files.flatMap((f) => f.markers.package);
+    if (target === 'crd') {
+      const { generateCrds } = await import('../crd/generate.js');
+      const kubernetes = await import('../crd/kubernetes/index.js').catch(() => undefined);
+      const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, await opgenVersion(), errors);
+      for (const c of crds) outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
+    } else if (target === 'rbac') {
+      const { generateRoles } = await import('../rbac/generate.js');
+      const roles = generateRoles(packageMarkers, ROLE_NAME);
+      if (roles.length > 0) outputs.push({ abs: join(outDir, 'role.yaml'), content: await toYaml(roles) });
+    } else {
+      const { generateWebhooks } = await import('../webhook/generate.js');
+      const configs = generateWebhooks(packageMarkers, errors);
+      if (configs.length > 0) outputs.push({ abs: join(outDir, 'manifests.yaml'), content: await toYaml(configs) });
+    }
+  }
+  if (errors.length > 0) throw new OpgenErrors(sortErrors(errors));
+
+  // One tree per root: the working directory, or an --output-dir outside it.
+  const trees = new Map<string, Tree>();
+  for (const file of outputs) {
+    const inside = !relative(o.cwd, file.abs).startsWith('..');
+    const root = inside ? o.cwd : dirname(file.abs);
+    const tree = trees.get(root) ?? new Tree(root);
+    trees.set(root, tree);
+    tree.write(relative(root, file.abs), file.content);
+  }
+  if (o.check) {
+    const stale: string[] = [];
+    for (const tree of trees.values()) {
+      for (const c of tree.changes()) {
+        const shown = relative(o.cwd, join(tree.root, c.path));
+        stale.push(`${c.kind === 'create' ? 'missing' : 'stale'}: ${shown}`);
+      }
+    }
+    for (const line of stale) out(line);
+    if (stale.length > 0) out(`${stale.length} generated file${stale.length > 1 ? 's are' : ' is'} out of date: run opgen generate`);
+    return stale.length > 0 ? 1 : 0;
+  }
+  for (const tree of trees.values()) commitTree(tree, { dryRun: o.dryRun, out });
+  return 0;
+}
+
+/** Groups loaded files by folder; a folder's package markers are those of all its files. */
+function foldersOf(files: LoadedFile[], cwd: string): ApiFolder[] {
+  const byDir = new Map<string, ApiFolder>();
+  for (const f of files) {
+    const dir = dirname(f.abs);
+    const folder = byDir.get(dir) ?? { dir, display: relative(cwd, dir) || '.', files: [], markers: [] };
+    folder.files.push(f);
+    folder.markers.push(...f.markers.package);
+    byDir.set(dir, folder);
+  }
+  return [...byDir.values()];
+}
+
+export async function markersCommand(out: (line: string) => void): Promise<void> {
+  const { registry } = createGeneratorRegistry();
+  for (const line of formatCatalog(registry)) out(line);
+}

@@ -1,0 +1,125 @@
+// Loads TypeScript files syntactically (ts-morph's compiler, no type checker, node_modules never read),
+// collects their markers once, and answers "what does this name refer to" from declarations and imports.
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import type { ts as TS } from 'ts-morph';
+import type { OpgenError } from '../diag/diagnostic.js';
+import { collectMarkers, type FileMarkers } from './collector.js';
+import type { Registry } from './registry.js';
+
+export type TopLevelDeclaration = TS.InterfaceDeclaration | TS.TypeAliasDeclaration | TS.EnumDeclaration;
+
+export interface LoadedFile {
+  abs: string;
+  /** Path as shown to the user (relative to the working directory). */
+  display: string;
+  sf: TS.SourceFile;
+  markers: FileMarkers;
+  declarations: Map<string, TopLevelDeclaration>;
+  /** Local name → where it is imported from (`name` is '*' for a namespace import). */
+  imports: Map<string, { module: string; name: string }>;
+}
+
+export type Resolved =
+  | { kind: 'declaration'; file: LoadedFile; decl: TopLevelDeclaration; name: string }
+  | { kind: 'module'; module: string; name: string }
+  | { kind: 'unresolved'; reason: string };
+
+export class SourceSet {
+  private readonly files = new Map<string, LoadedFile>();
+
+  constructor(
+    readonly ts: typeof TS,
+    private readonly registry: Registry,
+    private readonly cwd: string,
+    /** Marker and syntax errors found while loading, reported together. */
+    readonly errors: OpgenError[],
+  ) {}
+
+  load(abs: string): LoadedFile {
+    const existing = this.files.get(abs);
+    if (existing) return existing;
+    const ts = this.ts;
+    const text = readFileSync(abs, 'utf8');
+    const sf = ts.createSourceFile(abs, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const rel = relative(this.cwd, abs);
+    const display = rel.startsWith('..') ? abs : rel;
+    const declarations = new Map<string, TopLevelDeclaration>();
+    const imports = new Map<string, { module: string; name: string }>();
+    for (const st of sf.statements) {
+      if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) {
+        declarations.set(st.name.text, st);
+      } else if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier) && st.importClause) {
+        const module = st.moduleSpecifier.text;
+        const clause = st.importClause;
+        if (clause.name) imports.set(clause.name.text, { module, name: 'default' });
+        const nb = clause.namedBindings;
+        if (nb && ts.isNamespaceImport(nb)) imports.set(nb.name.text, { module, name: '*' });
+        if (nb && ts.isNamedImports(nb)) {
+          for (const el of nb.elements) imports.set(el.name.text, { module, name: (el.propertyName ?? el.name).text });
+        }
+      }
+    }
+    const markers = collectMarkers(ts, sf, display, this.registry, this.errors);
+    const file: LoadedFile = { abs, display, sf, markers, declarations, imports };
+    this.files.set(abs, file);
+    return file;
+  }
+
+  /** What `name` (as written in `file`, maybe `ns.Name`) refers to. */
+  resolve(file: LoadedFile, name: string, seen = new Set<string>()): Resolved {
+    const dot = name.indexOf('.');
+    if (dot >= 0) {
+      const ns = file.imports.get(name.slice(0, dot));
+      if (!ns || ns.name !== '*') return { kind: 'unresolved', reason: `${name.slice(0, dot)} is not a namespace import` };
+      return this.fromModule(file, ns.module, name.slice(dot + 1), seen);
+    }
+    const local = file.declarations.get(name);
+    if (local) return { kind: 'declaration', file, decl: local, name };
+    const imp = file.imports.get(name);
+    if (!imp) return { kind: 'unresolved', reason: `${name} is neither declared in ${file.display} nor imported` };
+    return this.fromModule(file, imp.module, imp.name, seen);
+  }
+
+  private fromModule(file: LoadedFile, module: string, name: string, seen: Set<string>): Resolved {
+    if (!module.startsWith('.')) return { kind: 'module', module, name };
+    const base = resolve(dirname(file.abs), module);
+    const candidates = [base.replace(/\.(m|c)?js$/, '.$1ts'), base, `${base}.ts`, resolve(base, 'index.ts')];
+    for (const c of candidates) {
+      if (!c.endsWith('.ts')) continue;
+      let target: LoadedFile;
+      try {
+        target = this.load(c);
+      } catch {
+        continue;
+      }
+      const key = `${c}#${name}`;
+      if (seen.has(key)) return { kind: 'unresolved', reason: `${name} is re-exported in a cycle` };
+      seen.add(key);
+      const decl = target.declarations.get(name);
+      if (decl) return { kind: 'declaration', file: target, decl, name };
+      // Re-exports: `export { X } from './x.js'` and `export * from './x.js'`.
+      for (const st of target.sf.statements) {
+        if (!this.ts.isExportDeclaration(st) || !st.moduleSpecifier || !this.ts.isStringLiteral(st.moduleSpecifier)) continue;
+        const clause = st.exportClause;
+        if (clause && this.ts.isNamedExports(clause)) {
+          const el = clause.elements.find((e) => e.name.text === name);
+          if (el) return this.fromModule(target, st.moduleSpecifier.text, (el.propertyName ?? el.name).text, seen);
+        } else if (!clause) {
+          const r = this.fromModule(target, st.moduleSpecifier.text, name, seen);
+          if (r.kind !== 'unresolved') return r;
+        }
+      }
+      const imp = target.imports.get(name);
+      if (imp) return this.fromModule(target, imp.module, imp.name, seen);
+      return { kind: 'unresolved', reason: `${module} does not declare ${name}` };
+    }
+    return { kind: 'unresolved', reason: `cannot find ${module} from ${file.display}` };
+  }
+}
+
+/** Position of a node as file:line:col. */
+export function positionOf(file: LoadedFile, node: TS.Node): { file: string; line: number; column: number } {
+  const lc = file.sf.getLineAndCharacterOfPosition(node.getStart(file.sf));
+  return { file: file.display, line: lc.line + 1, column: lc.character + 1 };
+}
