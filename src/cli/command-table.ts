@@ -1,0 +1,168 @@
+// Every opgen command, declared as data: name, arguments, options and a `run` that imports the command's
+// implementation only when it runs. Building `--help` and `--version` from this table therefore loads
+// no ts-morph, TypeScript or handlebars.
+import { OpgenError } from '../diag/diagnostic.js';
+import type { CommandContext } from './context.js';
+
+export interface OptionSpec {
+  /** Commander syntax: `--domain <domain>`; a plain `--force` is a boolean flag. */
+  flags: string;
+  description: string;
+  default?: string | boolean;
+  /** Accepted values, checked by the CLI. */
+  choices?: readonly string[];
+  /**
+   * A boolean flag that is on by default (its `--no-x` form is shown in help). Every boolean flag accepts
+   * `--x`, `--no-x` and kubebuilder's `--x=true|false`.
+   */
+  defaultTrue?: boolean;
+}
+
+export type Options = Record<string, string | boolean | undefined>;
+
+export interface CommandSpec {
+  /** Words after `opgen`, e.g. ['create', 'api']. */
+  path: readonly string[];
+  aliases?: readonly string[];
+  /** Positional arguments in commander syntax, e.g. '[targets...]'. */
+  args?: string;
+  summary: string;
+  options: readonly OptionSpec[];
+  /** Loads the implementation and runs it; returns the exit code. */
+  run(ctx: CommandContext, args: string[], options: Options): Promise<number>;
+}
+
+/** Summaries of command groups that have no action of their own. */
+export const groups: Record<string, string> = {
+  create: 'Scaffold a Kubernetes API (types, controller, manifests) in an opgen project',
+};
+
+const dryRun: OptionSpec = { flags: '--dry-run', description: 'print the files that would change (CREATE/UPDATE/DELETE) and write nothing' };
+
+/** Generator targets accepted by `opgen generate`. */
+export const generateTargets = ['crd', 'rbac', 'webhook'] as const;
+
+/** The contract of src/gen/command.ts (owned by the generators). */
+interface GenModule {
+  generateCommand(
+    o: { cwd: string; targets: Array<(typeof generateTargets)[number]>; paths?: string; outputDir?: string; check: boolean; dryRun: boolean },
+    out: (line: string) => void,
+  ): Promise<number>;
+  markersCommand(out: (line: string) => void): Promise<void>;
+}
+
+async function loadGen(): Promise<GenModule> {
+  // A computed specifier: the generators are built in their own folder and loaded only by these commands.
+  const specifier = '../gen/command.js';
+  return (await import(specifier)) as GenModule;
+}
+
+export const commands: readonly CommandSpec[] = [
+  {
+    path: ['init'],
+    summary: 'Initialize a new TypeScript operator project in the current directory',
+    options: [
+      { flags: '--domain <domain>', description: 'domain for API groups (a DNS-1123 subdomain)', default: 'my.domain' },
+      { flags: '--repo <repo>', description: 'repository of the project, e.g. github.com/example/memcached-operator' },
+      { flags: '--project-name <name>', description: 'name of the project (a DNS-1123 label; default: the directory name)' },
+      { flags: '--owner <owner>', description: 'copyright owner for the license header' },
+      { flags: '--license <license>', description: 'license header for source files', choices: ['apache2', 'none'], default: 'apache2' },
+      { flags: '--skip-install', description: 'do not install dependencies' },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { initCommand } = await import('../commands/init/index.js');
+      return initCommand(ctx, {
+        domain: str(o.domain) ?? 'my.domain',
+        repo: str(o.repo),
+        projectName: str(o.projectName),
+        owner: str(o.owner),
+        license: o.license === 'none' ? 'none' : 'apache2',
+        skipInstall: o.skipInstall === true,
+        dryRun: o.dryRun === true,
+      });
+    },
+  },
+  {
+    path: ['create', 'api'],
+    summary: 'Scaffold a Kubernetes API: types, controller, sample, roles and kustomize wiring',
+    options: [
+      { flags: '--group <group>', description: 'API group (a DNS-1123 label; group.domain must be a DNS-1123 subdomain)' },
+      { flags: '--version <version>', description: 'API version, e.g. v1, v1alpha1, v2beta3' },
+      { flags: '--kind <kind>', description: 'kind, PascalCase, e.g. Memcached' },
+      { flags: '--plural <plural>', description: 'resource plural (default: kubebuilder\'s pluralisation of the lower-cased kind)' },
+      { flags: '--namespaced', description: 'the resource is namespaced (--namespaced=false for cluster-scoped)', defaultTrue: true },
+      { flags: '--resource', description: 'scaffold the types module and manifests', defaultTrue: true },
+      { flags: '--controller', description: 'scaffold the controller', defaultTrue: true },
+      { flags: '--force', description: 'overwrite existing files and re-create an existing API' },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { createApiCommand } = await import('../commands/create-api/index.js');
+      return createApiCommand(ctx, {
+        group: str(o.group),
+        version: str(o.version),
+        kind: str(o.kind),
+        plural: str(o.plural),
+        namespaced: o.namespaced !== false,
+        resource: o.resource !== false,
+        controller: o.controller !== false,
+        force: o.force === true,
+        dryRun: o.dryRun === true,
+      });
+    },
+  },
+  {
+    path: ['edit'],
+    summary: 'Change project-wide settings recorded in PROJECT',
+    options: [
+      { flags: '--multigroup', description: 'allow APIs in several groups (types move to src/api/<group>/<version>); --multigroup=false to turn off' },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { editCommand } = await import('../commands/edit/index.js');
+      return editCommand(ctx, { multigroup: typeof o.multigroup === 'boolean' ? o.multigroup : undefined, dryRun: o.dryRun === true });
+    },
+  },
+  {
+    path: ['generate'],
+    aliases: ['manifests'],
+    args: '[targets...]',
+    summary: 'Generate CRDs, RBAC and webhook manifests from marker comments (targets: crd, rbac, webhook; default: all)',
+    options: [
+      { flags: '--paths <dir|glob>', description: 'TypeScript sources to scan (default: the project\'s src/)' },
+      { flags: '--output-dir <dir>', description: 'write manifests under this directory instead of config/' },
+      { flags: '--check', description: 'write nothing; exit 1 if the generated files are out of date' },
+      dryRun,
+    ],
+    async run(ctx, args, o) {
+      const targets = args.map((t) => {
+        if (!(generateTargets as readonly string[]).includes(t)) throw unknownTarget(t);
+        return t as (typeof generateTargets)[number];
+      });
+      const gen = await loadGen();
+      return gen.generateCommand(
+        { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true },
+        ctx.out,
+      );
+    },
+  },
+  {
+    path: ['markers'],
+    summary: 'List the marker comments opgen understands, with their arguments',
+    options: [],
+    async run(ctx) {
+      const gen = await loadGen();
+      await gen.markersCommand(ctx.out);
+      return 0;
+    },
+  },
+];
+
+function str(v: string | boolean | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function unknownTarget(t: string): OpgenError {
+  return new OpgenError(`unknown target '${t}'`, { flag: 'generate' }, `use one or more of: ${generateTargets.join(', ')}`);
+}

@@ -1,0 +1,9 @@
+/** What every command gets from the CLI: where it runs and where its output goes. */
+export interface CommandContext {
+  /** The directory the command works on (the user's working directory). */
+  cwd: string;
+  /** One line of normal output (stdout). */
+  out: (line: string) => void;
+  /** One line of diagnostics (stderr). */
+  err: (line: string) => void;
+}

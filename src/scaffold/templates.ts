@@ -1,0 +1,87 @@
+// Renders a folder of templates/ into a Tree. Each template mirrors its output path (with `__name__`
+// placeholders in file and folder names, `.hbs` stripped) and starts with a header line that declares
+// what happens when the target exists: `{{!-- opgen: ifExists=error|skip|overwrite --}}`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import type { IfExists, Tree } from './tree.js';
+
+/** templates/ at the package root (src/scaffold and dist/scaffold are both two levels below it). */
+export const templatesRoot = fileURLToPath(new URL('../../templates/', import.meta.url));
+
+const HEADER_RE = /^\{\{!-- opgen: ifExists=(error|skip|overwrite) --\}\}\r?\n/;
+const PARTIALS_DIR = '_partials';
+
+export interface RenderOptions {
+  /** Values the templates use; handlebars runs in strict mode, so every name a template uses must be here. */
+  data: Record<string, unknown>;
+  /** `__name__` in template paths becomes placeholders[name]; `__dot__` always becomes '.'. */
+  placeholders?: Record<string, string>;
+  /** Overwrite files whose templates say ifExists=error (the user asked with --force). */
+  force?: boolean;
+}
+
+export interface Template {
+  /** Path of the template relative to its set's folder, e.g. `src/api/__version__/__kindFile__-types.ts.hbs`. */
+  source: string;
+  ifExists: IfExists;
+  body: string;
+}
+
+/** Every template in templates/<set>, sorted by path. */
+export function loadTemplates(set: string): Template[] {
+  const dir = join(templatesRoot, set);
+  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((e) => e.isFile() && e.name.endsWith('.hbs'))
+    .map((e) => posix.relative(dir.replaceAll('\\', '/'), join(e.parentPath, e.name).replaceAll('\\', '/')))
+    .sort();
+  return files.map((source) => {
+    const text = readFileSync(join(dir, source), 'utf8');
+    const header = HEADER_RE.exec(text);
+    if (!header) throw new Error(`template ${set}/${source} lacks its "{{!-- opgen: ifExists=... --}}" header line`);
+    return { source, ifExists: header[1] as IfExists, body: text.slice(header[0].length) };
+  });
+}
+
+/** Renders templates/<set> into the tree; returns the output paths in order. */
+export function renderTemplates(tree: Tree, set: string, options: RenderOptions): string[] {
+  const hb = handlebars();
+  const written: string[] = [];
+  for (const t of loadTemplates(set)) {
+    const path = outputPath(t.source, options.placeholders ?? {});
+    const content = hb.compile(t.body, { noEscape: true, strict: true })(options.data);
+    const ifExists = options.force && t.ifExists === 'error' ? 'overwrite' : t.ifExists;
+    tree.write(path, content, { ifExists });
+    written.push(path);
+  }
+  return written;
+}
+
+/** Renders one named partial from templates/_partials (e.g. a code fragment to insert at a marker). */
+export function renderPartial(name: string, data: Record<string, unknown>): string {
+  return handlebars().compile(`{{> ${name}}}`, { noEscape: true, strict: true })(data);
+}
+
+function outputPath(source: string, placeholders: Record<string, string>): string {
+  return source.replace(/\.hbs$/, '').replace(/__([a-zA-Z]+)__/g, (whole, name: string) => {
+    if (name === 'dot') return '.';
+    const value = placeholders[name];
+    if (value === undefined) throw new Error(`template path ${source} uses ${whole}, which has no value`);
+    return value;
+  });
+}
+
+let instance: typeof Handlebars | undefined;
+
+/** A private handlebars instance with templates/_partials registered. */
+function handlebars(): typeof Handlebars {
+  if (instance) return instance;
+  const hb = Handlebars.create();
+  const dir = join(templatesRoot, PARTIALS_DIR);
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.hbs')).sort()) {
+    hb.registerPartial(name.replace(/\.hbs$/, ''), readFileSync(join(dir, name), 'utf8'));
+  }
+  instance = hb;
+  return hb;
+}
