@@ -1,3 +1,16 @@
 // @opgen/runtime: the library every opgen-scaffolded operator imports.
 export * from './api/types.js';
 export * from './api/kind.js';
+export * from './api/builtins.js';
+export * from './client/index.js';
+export { Cache, Informer, Store, objectKey, parseLabelSelector, LabelSelectorError, type EventHandlers, type LabelMatcher } from './cache/index.js';
+export * from './workqueue/index.js';
+export { Result, terminal, isTerminal, TerminalError, type Request, type Reconciler, type ReconcileContext } from './reconcile/index.js';
+export * from './controller/index.js';
+export * from './manager/index.js';
+export * from './helpers/index.js';
+export { createEventRecorder, type EventRecorder, type EventType, EventsV1Event } from './events/index.js';
+export { createLogger, silentLogger, type Logger, type LogFields, type LogLevel, type LoggerOptions } from './log/index.js';
+export { RuntimeMetrics, startMetricsServer, type WorkqueueMetrics, type ReconcileResult } from './metrics/index.js';
+export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';
+export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';

@@ -1,0 +1,290 @@
+// The manager owns what every controller shares (cache, clients, metrics, probes, leader election)
+// and runs it all until a signal asks it to stop, then shuts down in order: stop taking work, let
+// in-flight reconciles finish within the grace period, release the lease, stop the caches.
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { ResourceKind } from '../api/kind.js';
+import type { KubeObject } from '../api/types.js';
+import { Cache } from '../cache/cache.js';
+import { ApiClient, type Client, type Reader } from '../client/client.js';
+import { Transport } from '../client/internal/transport.js';
+import { Builder, type ControllerBuilder, type ControllerHost, type WatchOptions } from '../controller/builder.js';
+import type { Controller } from '../controller/controller.js';
+import { createEventRecorder, type EventRecorder } from '../events/index.js';
+import { startProbeServer, type Check } from '../healthz/index.js';
+import { LeaderElector } from '../leaderelection/index.js';
+import { createLogger, type Logger } from '../log/index.js';
+import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
+import { DelegatingClient } from './delegating-client.js';
+
+/** Anything long-running the manager starts and stops. */
+export interface Runnable {
+  /** Runs until `signal` aborts; a rejection stops the manager. */
+  start(signal: AbortSignal): Promise<void>;
+  /** Run only on the elected leader; default true (as controller-runtime). */
+  needLeaderElection?: boolean;
+}
+
+export interface ManagerOptions {
+  /** Default: loadFromDefault() (in-cluster, $KUBECONFIG or ~/.kube/config). */
+  kubeConfig?: KubeConfig;
+  /** ':8080' style; '0' disables; default '0'. */
+  metricsBindAddress?: string;
+  /** ':8081' style; '0' disables; default '0'. */
+  healthProbeBindAddress?: string;
+  leaderElection?: boolean;
+  /** Name of the Lease; required with leaderElection. */
+  leaderElectionID?: string;
+  /** Default: the pod's namespace in-cluster, else 'default'. */
+  leaderElectionNamespace?: string;
+  /** Lease timings; defaults 15 s / 10 s / 2 s as controller-runtime. */
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** Restrict caches to these namespaces; default all. */
+  namespaces?: string[];
+  /** How long in-flight reconciles may run after a stop is asked for; default 30 s. */
+  gracefulShutdownTimeoutMs?: number;
+  logger?: Logger;
+  /** Inject a metrics registry (e.g. to share one); default a fresh one. */
+  metrics?: RuntimeMetrics;
+  /** Applied to every cached object (e.g. drop managedFields to save memory). */
+  cacheTransform?: (obj: KubeObject) => KubeObject;
+  /** Field manager for the manager's client writes; default 'opgen-manager'. */
+  fieldManager?: string;
+}
+
+export interface Manager {
+  readonly client: Client;
+  readonly apiReader: Reader;
+  readonly kubeConfig: KubeConfig;
+  readonly log: Logger;
+  readonly cache: Cache;
+  readonly metrics: RuntimeMetrics;
+  eventRecorder(name: string): EventRecorder;
+  controllerFor<T extends KubeObject>(kind: ResourceKind<T>, opts?: WatchOptions): ControllerBuilder<T>;
+  add(runnable: Runnable): void;
+  addHealthzCheck(name: string, check: Check): void;
+  addReadyzCheck(name: string, check: Check): void;
+  /** Resolves after a graceful shutdown; rejects when a runnable failed, the lease was lost or draining timed out. */
+  start(signal: AbortSignal): Promise<void>;
+  /** The ports actually bound once start() is under way (useful with ':0'). */
+  readonly ports: { metrics?: number; healthProbe?: number };
+}
+
+export async function createManager(opts: ManagerOptions = {}): Promise<Manager> {
+  let kubeConfig = opts.kubeConfig;
+  if (!kubeConfig) {
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+  }
+  if (opts.leaderElection && !opts.leaderElectionID) {
+    throw new Error('leaderElection needs leaderElectionID (the name of the Lease, e.g. "abc123.example.com")');
+  }
+  return new ControllerManager(kubeConfig, opts);
+}
+
+const serviceAccountNamespaceFile = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync(serviceAccountNamespaceFile, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+class ControllerManager implements Manager, ControllerHost {
+  readonly client: Client;
+  readonly apiReader: Reader;
+  readonly log: Logger;
+  readonly cache: Cache;
+  readonly metrics: RuntimeMetrics;
+  readonly ports: { metrics?: number; healthProbe?: number } = {};
+  private readonly transport: Transport;
+  private readonly api: ApiClient;
+  private readonly hardStopController = new AbortController();
+  private readonly runnables: Runnable[] = [];
+  private readonly healthz = new Map<string, Check>();
+  private readonly readyz = new Map<string, Check>();
+  private readonly pendingEvents = new Set<Promise<unknown>>();
+  private startRunnable?: (r: Runnable) => void;
+  private started = false;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    private readonly opts: ManagerOptions,
+  ) {
+    this.log = opts.logger ?? createLogger();
+    this.metrics = opts.metrics ?? new RuntimeMetrics();
+    this.transport = new Transport(kubeConfig);
+    this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
+    this.cache = new Cache(this.transport, { namespaces: opts.namespaces, transform: opts.cacheTransform, log: this.log.child({ logger: 'cache' }) });
+    this.client = new DelegatingClient(this.cache, this.api);
+    this.apiReader = this.api;
+  }
+
+  get hardStop(): AbortSignal {
+    return this.hardStopController.signal;
+  }
+
+  eventRecorder(name: string): EventRecorder {
+    return createEventRecorder({
+      name,
+      writer: this.api,
+      log: this.log.child({ logger: 'events' }),
+      track: (p) => {
+        this.pendingEvents.add(p);
+        void p.finally(() => this.pendingEvents.delete(p));
+      },
+    });
+  }
+
+  controllerFor<T extends KubeObject>(kind: ResourceKind<T>, opts?: WatchOptions): ControllerBuilder<T> {
+    return new Builder<T>(this, kind, opts);
+  }
+
+  addController(c: Controller): void {
+    this.add(c);
+  }
+
+  add(runnable: Runnable): void {
+    this.runnables.push(runnable);
+    this.startRunnable?.(runnable);
+  }
+
+  addHealthzCheck(name: string, check: Check): void {
+    this.healthz.set(name, check);
+  }
+
+  addReadyzCheck(name: string, check: Check): void {
+    this.readyz.set(name, check);
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error('the manager was already started');
+    this.started = true;
+    const log = this.log;
+    const stop = new AbortController();
+    let failure: Error | undefined;
+    const fail = (err: unknown) => {
+      failure ??= err instanceof Error ? err : new Error(String(err));
+      stop.abort();
+    };
+    const onSignal = () => stop.abort();
+    signal.addEventListener('abort', onSignal, { once: true });
+    if (signal.aborted) stop.abort();
+
+    const serversStop = new AbortController();
+    const cacheStop = new AbortController();
+    const runStop = new AbortController();
+    const electionStop = new AbortController();
+    const running: Promise<void>[] = [];
+    let cacheDone: Promise<void> = Promise.resolve();
+    let electionDone: Promise<void> = Promise.resolve();
+
+    try {
+      this.readyz.set('informer-sync', () => {
+        if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
+      });
+      const metricsAddress = this.opts.metricsBindAddress ?? '0';
+      if (metricsAddress !== '0') {
+        this.ports.metrics = (await startMetricsServer(metricsAddress, this.metrics, serversStop.signal)).port;
+        log.info('serving metrics', { bindAddress: metricsAddress, port: this.ports.metrics });
+      }
+      const probeAddress = this.opts.healthProbeBindAddress ?? '0';
+      if (probeAddress !== '0') {
+        this.ports.healthProbe = (await startProbeServer(probeAddress, { healthz: this.healthz, readyz: this.readyz }, serversStop.signal)).port;
+        log.info('serving health probes', { bindAddress: probeAddress, port: this.ports.healthProbe });
+      }
+
+      cacheDone = this.cache.start(cacheStop.signal);
+
+      let leading = !this.opts.leaderElection;
+      const run = (r: Runnable) => {
+        if (runStop.signal.aborted) return;
+        running.push(
+          Promise.resolve()
+            .then(() => r.start(runStop.signal))
+            .catch((err: unknown) => {
+              log.error('runnable failed; stopping the manager', err);
+              fail(err);
+            }),
+        );
+      };
+      this.startRunnable = (r) => {
+        if (r.needLeaderElection === false || leading) run(r);
+      };
+      for (const r of this.runnables) if (r.needLeaderElection === false) run(r);
+
+      if (this.opts.leaderElection) {
+        const namespace = this.opts.leaderElectionNamespace ?? inClusterNamespace() ?? 'default';
+        const elector = new LeaderElector({
+          kubeConfig: this.kubeConfig,
+          namespace,
+          name: this.opts.leaderElectionID!,
+          leaseDurationMs: this.opts.leaseDurationMs,
+          renewDeadlineMs: this.opts.renewDeadlineMs,
+          retryPeriodMs: this.opts.retryPeriodMs,
+          log: log.child({ logger: 'leader-election' }),
+        });
+        log.info('waiting for leader election', { lease: `${namespace}/${this.opts.leaderElectionID}` });
+        electionDone = elector.run(electionStop.signal, () => {
+          if (stop.signal.aborted) return;
+          log.info('became leader; starting controllers', { lease: `${namespace}/${this.opts.leaderElectionID}` });
+          leading = true;
+          for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
+        }).then(
+          ({ lost }) => {
+            if (lost && !stop.signal.aborted) fail(new Error('leader election lost'));
+          },
+          (err: unknown) => fail(err),
+        );
+      } else {
+        for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
+      }
+
+      await new Promise<void>((resolve) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener('abort', () => resolve(), { once: true })));
+    } catch (err) {
+      fail(err);
+    } finally {
+      signal.removeEventListener('abort', onSignal);
+      this.startRunnable = undefined;
+      log.info('stopping: no new work; waiting for in-flight reconciles', { gracefulShutdownTimeoutMs: this.timeoutMs });
+      runStop.abort();
+      const drained = await settleWithin(running, this.timeoutMs);
+      if (!drained) {
+        this.hardStopController.abort();
+        log.error('graceful shutdown timed out; in-flight reconciles were abandoned', undefined, { gracefulShutdownTimeoutMs: this.timeoutMs });
+        failure ??= new Error(`runnables did not finish within the ${this.timeoutMs} ms graceful shutdown period`);
+      }
+      // Release the lease only now, so the next leader never overlaps with our in-flight work.
+      electionStop.abort();
+      await electionDone;
+      cacheStop.abort();
+      await cacheDone;
+      await settleWithin([...this.pendingEvents], 5_000);
+      serversStop.abort();
+      this.transport.destroy();
+      log.info('stopped');
+    }
+    if (failure) throw failure;
+  }
+
+  private get timeoutMs(): number {
+    return this.opts.gracefulShutdownTimeoutMs ?? 30_000;
+  }
+}
+
+/** True when every promise settled within `ms`. */
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  if (promises.length === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const all = Promise.allSettled(promises).then(() => true as const);
+  try {
+    return await Promise.race([all, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
