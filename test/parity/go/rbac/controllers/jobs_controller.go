@@ -1,0 +1,14 @@
+package controllers
+
+// +kubebuilder:rbac:groups=apps;batch,resources=jobs,verbs=get
+// +kubebuilder:rbac:groups=core,resources=configmaps,resourceNames=widget-config;widget-extra,verbs=get;update
+// +kubebuilder:rbac:urls=/metrics;/healthz,verbs=get
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=*
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get
+// +kubebuilder:rbac:groups=core,resources=pods,verbs=delete
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;watch,namespace=parity-system
+// +kubebuilder:rbac:groups=core,resources=configmaps,verbs=list,namespace=parity-system
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get,namespace=another-ns
+
+// JobReconciler reconciles Jobs.
+type JobReconciler struct{}

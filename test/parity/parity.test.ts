@@ -1,0 +1,229 @@
+// The parity suite: each fixture API is written twice — TypeScript with markers (test/parity/ts) and the
+// equivalent Go types (test/parity/go) — and opgen's manifests must equal controller-gen's once parsed;
+// only the generator's version annotation may differ. Where opgen deliberately differs (it refuses what
+// controller-gen writes and the API server would reject), the test says so and asserts both sides.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  allFiles,
+  filesIn,
+  lineOf,
+  readManifests,
+  repoRoot,
+  runControllerGen,
+  runOpgen,
+  type GeneratorRun,
+  type Target,
+} from './harness.js';
+
+type Schema = {
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  required?: string[];
+  [key: string]: unknown;
+};
+type Crd = {
+  spec: {
+    versions: { name: string; schema: { openAPIV3Schema: Schema }; subresources?: { scale?: Record<string, string> } }[];
+  };
+};
+
+/** Every fixture with the files controller-gen writes for it. */
+const fixtures: { fixture: string; target: Target; files: string[]; covers: string }[] = [
+  {
+    fixture: 'basics',
+    target: 'crd',
+    files: ['basics.parity.opgen.dev_speedpolicies.yaml', 'basics.parity.opgen.dev_widgets.yaml'],
+    covers: 'types, descriptions, required/optional, known types, resource/subresource/printcolumn/selectablefield/metadata markers',
+  },
+  {
+    fixture: 'validation',
+    target: 'crd',
+    files: ['validation.parity.opgen.dev_gauges.yaml'],
+    covers: 'every validation marker and its items: variant, defaults, topology, CEL rules, field+type marker merging',
+  },
+  {
+    fixture: 'kubernetes',
+    target: 'crd',
+    files: ['kubernetes.parity.opgen.dev_workloads.yaml'],
+    covers: '@kubernetes/client-node models in a Spec (PodTemplateSpec, Container, ResourceRequirements with Quantity, ...)',
+  },
+  {
+    fixture: 'versions',
+    target: 'crd',
+    files: ['versions.parity.opgen.dev_dinghies.yaml', 'versions.parity.opgen.dev_frigates.yaml'],
+    covers: 'multi-version kinds: storageversion, unservedversion, deprecatedversion, skipversion',
+  },
+  {
+    fixture: 'cluster',
+    target: 'crd',
+    files: ['cluster.parity.opgen.dev_tenants.yaml'],
+    covers: 'cluster scope, +versionName, package-level Optional, +kubebuilder:skip',
+  },
+  { fixture: 'rbac', target: 'rbac', files: ['role.yaml'], covers: 'RBAC markers: merging, core group, URLs, resourceNames, *, namespaced Roles' },
+  {
+    fixture: 'webhook',
+    target: 'webhook',
+    files: ['manifests.yaml'],
+    covers: 'webhook markers: every argument, url vs service, patch, webhookconfiguration names',
+  },
+];
+
+describe.each(fixtures)('$fixture ($target): $covers', ({ fixture, target, files }) => {
+  let cg: GeneratorRun;
+  let opgen: GeneratorRun;
+
+  beforeAll(async () => {
+    [cg, opgen] = await Promise.all([runControllerGen(fixture, [target]), runOpgen(fixture, target)]);
+    // The Go twin is the reference; if controller-gen fails, the fixture itself is broken.
+    expect(cg.stderr, 'controller-gen failed on the Go twin').toBe('');
+    expect(filesIn(join(cg.dir, target))).toEqual(files);
+  });
+
+  it('opgen generates without errors', () => {
+    expect(opgen.stderr).toBe('');
+    expect(opgen.code).toBe(0);
+  });
+
+  it('opgen writes the same files as controller-gen', () => {
+    expect(filesIn(join(opgen.dir, target))).toEqual(files);
+  });
+
+  it.each(files)('%s equals controller-gen output once parsed', (file) => {
+    const ours = readManifests(join(opgen.dir, target, file));
+    const theirs = readManifests(join(cg.dir, target, file));
+    expect(ours).toEqual(theirs);
+  });
+
+  it('a second run writes the same bytes', async () => {
+    const again = await runOpgen(fixture, target);
+    expect(again.code).toBe(0);
+    for (const file of filesIn(join(opgen.dir, target))) {
+      expect(readFileSync(join(again.dir, target, file), 'utf8'), file).toBe(readFileSync(join(opgen.dir, target, file), 'utf8'));
+    }
+  });
+});
+
+function specOf(crdFile: string): Schema {
+  const [crd] = readManifests(crdFile) as Crd[];
+  return crd!.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
+}
+
+/**
+ * Deliberate differences: controller-gen writes these CRDs, and the API server rejects them (see
+ * apiserver.test.ts) or they silently lose a constraint; opgen refuses them with one line naming the
+ * TypeScript file, line and column, and writes nothing.
+ */
+const divergences: {
+  name: string;
+  kind: string;
+  /** What controller-gen emits for the Go twin. */
+  controllerGen: (crdFile: string) => void;
+  /** Lines of the TypeScript file opgen may point at (the marker or the declaration it is on). */
+  lines: string[];
+  message: RegExp;
+}[] = [
+  {
+    name: 'unique-items',
+    kind: 'bags',
+    controllerGen: (f) => expect(specOf(f).properties!.items!.uniqueItems).toBe(true), // the API server forbids uniqueItems: true
+    lines: ['+kubebuilder:validation:UniqueItems=true', 'items?: string[]'],
+    message: /uniqueItems/i,
+  },
+  {
+    name: 'recursion',
+    kind: 'trees',
+    controllerGen: (f) => expect(specOf(f).properties!.root!.properties!.children!.items).toEqual({}), // a schema without a type: not structural
+    lines: ['children?: Node[]', 'root?: Node', 'export interface Node'],
+    message: /recursi/i,
+  },
+  {
+    name: 'list-map-key',
+    kind: 'rosters',
+    controllerGen: (f) => {
+      const members = specOf(f).properties!.members!;
+      expect(members['x-kubernetes-list-map-keys']).toEqual(['name']);
+      expect(members.items!.required).toBeUndefined(); // a map key must be required or defaulted
+    },
+    lines: ['+listMapKey=name', '+listType=map', 'name?: string', 'members?: Member[]'],
+    message: /name/,
+  },
+  {
+    name: 'scale-path',
+    kind: 'pumps',
+    controllerGen: (f) => {
+      const [crd] = readManifests(f) as Crd[];
+      expect(crd!.spec.versions[0]!.subresources!.scale!.specReplicasPath).toBe('.replicas'); // must be under .spec
+    },
+    lines: ['+kubebuilder:subresource:scale', 'export interface Pump'],
+    message: /\.spec/,
+  },
+  {
+    name: 'invalid-default',
+    kind: 'dials',
+    controllerGen: (f) => expect(specOf(f).properties!.level!.default).toBe('high'), // a string default on an integer
+    lines: ['+kubebuilder:default=high', 'level?: int32'],
+    message: /default/i,
+  },
+  {
+    name: 'marker-typo',
+    kind: 'knobs',
+    controllerGen: (f) => expect(specOf(f).properties!.turns!.minimum).toBeUndefined(), // the misspelt marker is silently dropped
+    lines: ['Minimun'],
+    message: /Minimum/,
+  },
+];
+
+describe.each(divergences)('deliberate difference: $name', ({ name, kind, controllerGen, lines, message }) => {
+  const fixture = `divergent/${name}`;
+  const file = `${fixture}/v1/types.ts`;
+
+  it('controller-gen writes a CRD the API server would reject (or that lost a constraint)', async () => {
+    const cg = await runControllerGen(fixture, ['crd']);
+    expect(cg.code, cg.stderr).toBe(0);
+    const [crdFile] = filesIn(join(cg.dir, 'crd'));
+    expect(crdFile).toMatch(new RegExp(`_${kind}\\.yaml$`));
+    controllerGen(join(cg.dir, 'crd', crdFile!));
+  });
+
+  it('opgen refuses it with one line naming file:line:col and writes nothing', async () => {
+    const opgen = await runOpgen(fixture, 'crd');
+    expect(opgen.code).toBe(1);
+    const out = opgen.stderr.trimEnd().split('\n');
+    expect(out, opgen.stderr).toHaveLength(1);
+    const m = /^(.+?):(\d+):(\d+): error: (.+)$/.exec(out[0]!);
+    expect(m, out[0]).not.toBeNull();
+    expect(m![1]).toBe(file);
+    expect(lines.map((l) => lineOf(file, l))).toContain(Number(m![2]));
+    expect(m![4]).toMatch(message);
+    expect(allFiles(opgen.dir)).toEqual([]);
+  });
+});
+
+describe('both refuse: a multi-version kind without a storage version', () => {
+  it('controller-gen fails', async () => {
+    const cg = await runControllerGen('divergent/no-storage', ['crd']);
+    expect(cg.code).not.toBe(0);
+    expect(cg.stderr).toContain('has no storage version');
+  });
+
+  it('opgen fails with one line naming one of the versions and writes nothing', async () => {
+    const opgen = await runOpgen('divergent/no-storage', 'crd');
+    expect(opgen.code).toBe(1);
+    const out = opgen.stderr.trimEnd().split('\n');
+    expect(out, opgen.stderr).toHaveLength(1);
+    expect(out[0]).toMatch(/^divergent\/no-storage\/v[12]\/types\.ts:\d+:\d+: error: .*storage/i);
+    expect(allFiles(opgen.dir)).toEqual([]);
+  });
+});
+
+describe('the TypeScript twins', () => {
+  it('compile with tsc against @opgen/runtime and @kubernetes/client-node, as a user project would', () => {
+    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    expect(() =>
+      execFileSync(process.execPath, [tsc, '-p', join(repoRoot, 'test', 'parity', 'ts', 'tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' }),
+    ).not.toThrow();
+  });
+});

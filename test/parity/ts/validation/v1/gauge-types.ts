@@ -1,0 +1,250 @@
+import type { IntOrString, int32, ObjectMeta, RawExtension } from '@opgen/runtime';
+import { GroupVersion } from './groupversion-info.js';
+
+/**
+ * Percent is a share of a whole.
+ * +kubebuilder:validation:Minimum=0
+ * +kubebuilder:validation:Maximum=100
+ * +kubebuilder:validation:XValidation:rule="self >= 0",message="must not be negative"
+ */
+export type Percent = int32;
+
+/**
+ * Hostname is a DNS name.
+ * +kubebuilder:validation:MaxLength=253
+ * +kubebuilder:validation:Pattern=`^[a-z0-9.-]+$`
+ */
+export type Hostname = string;
+
+/** Listener is one port a gauge listens on. */
+export interface Listener {
+  /** Name of the listener. */
+  name: string;
+  /**
+   * Protocol spoken.
+   * +kubebuilder:default=TCP
+   * +kubebuilder:validation:Enum=TCP;UDP
+   */
+  protocol: string;
+  port?: int32;
+}
+
+/** Extra carries settings the operator does not know yet. */
+export interface Extra {
+  /** Known is the one known setting. */
+  known?: string;
+}
+
+/**
+ * Window is a time window.
+ * +kubebuilder:validation:MinProperties=1
+ * +structType=atomic
+ */
+export interface Window {
+  start?: string;
+  end?: string;
+}
+
+/** GaugeSpec defines the desired state of Gauge. */
+// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas",reason=FieldValueInvalid,fieldPath=".minReplicas"
+// +kubebuilder:validation:AtMostOneOf=left;right
+// +kubebuilder:validation:ExactlyOneOf=red;blue
+// +kubebuilder:validation:AtLeastOneOf=north;south
+export interface GaugeSpec {
+  /**
+   * Level is even, from 0 up to (not including) 10.
+   * +kubebuilder:validation:Minimum=0
+   * +kubebuilder:validation:Maximum=10
+   * +kubebuilder:validation:ExclusiveMaximum=true
+   * +kubebuilder:validation:MultipleOf=2
+   */
+  level: int32;
+
+  // +kubebuilder:validation:Minimum=-1.5
+  // +kubebuilder:validation:ExclusiveMinimum=true
+  // +kubebuilder:validation:MultipleOf=0.5
+  ratio?: number;
+
+  // +kubebuilder:validation:MinLength=1
+  // +kubebuilder:validation:MaxLength=63
+  // +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+  name: string;
+
+  // +kubebuilder:validation:MinItems=1
+  // +kubebuilder:validation:MaxItems=5
+  // +kubebuilder:validation:UniqueItems=false
+  // +kubebuilder:validation:items:MinLength=2
+  // +kubebuilder:validation:items:MaxLength=20
+  // +kubebuilder:validation:items:Pattern=`^[a-z]+$`
+  // +listType=set
+  tags?: string[];
+
+  // +kubebuilder:validation:items:Minimum=1
+  // +kubebuilder:validation:items:Maximum=9
+  // +kubebuilder:validation:items:ExclusiveMinimum=false
+  // +kubebuilder:validation:items:MultipleOf=3
+  // +kubebuilder:validation:items:Enum=3;6;9
+  // +kubebuilder:validation:items:XValidation:rule="self != 6",message="six is unlucky"
+  // +listType=atomic
+  digits?: int32[];
+
+  // +kubebuilder:validation:items:MinProperties=1
+  // +kubebuilder:validation:items:MaxProperties=2
+  selectors?: Array<Record<string, string>>;
+
+  // +kubebuilder:validation:items:MinItems=1
+  // +kubebuilder:validation:items:MaxItems=3
+  matrix?: int32[][];
+
+  // +kubebuilder:validation:items:Format=date
+  // +kubebuilder:validation:items:Type=string
+  dates?: string[];
+
+  // +kubebuilder:validation:MinProperties=1
+  // +kubebuilder:validation:MaxProperties=3
+  // +mapType=atomic
+  labels?: Record<string, string>;
+
+  // +mapType=granular
+  annotations?: Record<string, string>;
+
+  // +kubebuilder:validation:Enum=1;2;3
+  tier?: int32;
+
+  // +kubebuilder:validation:Enum=on;off;"auto"
+  switch?: string;
+
+  // +kubebuilder:validation:Format=email
+  contact?: string;
+
+  // +kubebuilder:validation:Type=string
+  // +kubebuilder:validation:Format=date
+  day?: string;
+
+  /**
+   * Budget is a count or a percentage.
+   * +kubebuilder:validation:XIntOrString
+   * +kubebuilder:validation:Pattern=`^[0-9]+%?$`
+   */
+  budget?: IntOrString;
+
+  // +kubebuilder:validation:XEmbeddedResource
+  // +kubebuilder:pruning:PreserveUnknownFields
+  embedded?: RawExtension;
+
+  // +kubebuilder:validation:EmbeddedResource
+  // +kubebuilder:validation:XPreserveUnknownFields
+  manifest?: RawExtension;
+
+  /**
+   * Extra keeps unknown fields.
+   * +kubebuilder:pruning:PreserveUnknownFields
+   */
+  extra?: Extra;
+
+  /**
+   * Blob is not inspected.
+   * +kubebuilder:validation:Schemaless
+   * +kubebuilder:validation:Type=object
+   * +kubebuilder:pruning:PreserveUnknownFields
+   */
+  blob?: RawExtension;
+
+  // +kubebuilder:default=3
+  minReplicas?: int32;
+
+  // +kubebuilder:default=10
+  // +kubebuilder:example=20
+  maxReplicas?: int32;
+
+  // +kubebuilder:default=fast
+  // +kubebuilder:title="Gear"
+  gear?: string;
+
+  // +kubebuilder:default={a,b}
+  letters?: string[];
+
+  // +kubebuilder:default={}
+  empties?: string[];
+
+  // +kubebuilder:default={tier: gold, zone: "eu-1"}
+  placement?: Record<string, string>;
+
+  // +default="json"
+  encoding?: string;
+
+  // +default=["x","y"]
+  axes?: string[];
+
+  // +default=true
+  // +kubebuilder:default=false
+  verbose?: boolean;
+
+  // +kubebuilder:example={host: example.com}
+  example?: Record<string, string>;
+
+  // +nullable
+  nullables?: string[];
+
+  /**
+   * Listeners keyed by name and protocol.
+   * +listType=map
+   * +listMapKey=name
+   * +listMapKey=protocol
+   */
+  listeners?: Listener[];
+
+  // +structType=atomic
+  frozen?: Extra;
+
+  window?: Window;
+
+  /**
+   * ClassName cannot change.
+   * +k8s:immutable
+   */
+  className: string;
+
+  /**
+   * Zone cannot change once set.
+   * +k8s:immutable
+   */
+  zone?: string;
+
+  // +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="may only grow",optionalOldSelf=true
+  // +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="'capacity ' + string(self) + ' is over 1000'",reason=FieldValueForbidden
+  capacity?: int32;
+
+  /**
+   * Share overrides its type's maximum.
+   * +kubebuilder:validation:Maximum=50
+   * +kubebuilder:validation:XValidation:rule="self % 5 == 0",message="must be a multiple of five"
+   */
+  share?: Percent;
+
+  floor?: Percent;
+
+  // +kubebuilder:validation:MinLength=3
+  host?: Hostname;
+
+  left?: string;
+  right?: string;
+  red?: string;
+  blue?: string;
+  north?: string;
+  south?: string;
+
+  // +kubebuilder:externalDocs:url="https://example.com/docs/gauges",description="How gauges are read"
+  reading?: string;
+}
+
+/** Gauge measures things, with every validation marker. */
+// +kubebuilder:object:root=true
+export interface Gauge {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec: GaugeSpec;
+}
+
+export const Gauge = GroupVersion.kind<Gauge>('Gauge', { plural: 'gauges' });

@@ -1,0 +1,5 @@
+// The TypeScript twin of test/parity/go/versions/v2.
+// +groupName=versions.parity.opgen.dev
+import { groupVersion } from '@opgen/runtime';
+
+export const GroupVersion = groupVersion('versions.parity.opgen.dev', 'v2');
