@@ -1,2 +1,2 @@
-export { startTestEnv, type TestEnv, type TestEnvOptions } from './test-env.js';
+export { startTestEnv, type TestEnv, type TestEnvOptions, type WebhookServing } from './test-env.js';
 export { MissingBinariesError } from './internal/binaries.js';

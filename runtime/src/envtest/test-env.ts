@@ -8,6 +8,11 @@ import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
 import { readObjects } from './internal/manifests.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
+import {
+  installWebhookConfigurations, pickWebhookConfigurations, prepareWebhookServing, rewriteConversionWebhooks, type WebhookServing,
+} from './internal/webhooks.js';
+
+export type { WebhookServing };
 
 export interface TestEnvOptions {
   /** CRD manifests: files or folders (read one level deep) of .yaml/.yml/.json, multi-document allowed. */
@@ -31,6 +36,11 @@ export interface TestEnv {
   caData: string;
   /** Names of the CustomResourceDefinitions installed from crdPaths. */
   crds: string[];
+  /**
+   * Where the webhooks under test must be served: the configurations from webhookPaths (and CRD
+   * conversion webhooks) call https://host:port/<their path>, trusting the certificate in certDir.
+   */
+  webhook: WebhookServing;
   /**
    * Stops kube-apiserver (SIGTERM) and starts it again on the same port with the same certificates;
    * etcd and its data stay. For tests of watch resumption and reconnects.
@@ -69,6 +79,7 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
   // Read manifests before starting anything, so a bad path fails fast.
   const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
+  const webhookConfigs = pickWebhookConfigurations(readObjects(opts.webhookPaths ?? [], 'webhookPaths'));
 
   const dir = mkdtempSync(join(tmpdir(), 'opgen-envtest-'));
   trackFolder(dir);
@@ -80,7 +91,10 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
       binaries, dir, reaper, startTimeoutMs, attachLogs: opts.attachLogs ?? false,
       onSpawn: (p) => processes.push(p),
     });
+    const webhook = await prepareWebhookServing(dir);
+    rewriteConversionWebhooks(crds.map(({ crd }) => crd), webhook);
     const installed = await installCrds(plane.client, crds, startTimeoutMs);
+    await installWebhookConfigurations(plane.client, webhookConfigs, webhook, startTimeoutMs);
     const kubeConfig = buildKubeConfig(plane);
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
@@ -89,7 +103,7 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
     const client = plane.client;
     const started = plane;
     return {
-      kubeConfig, kubeconfigPath, server: plane.server, caData: plane.servingCaPem, crds: installed,
+      kubeConfig, kubeconfigPath, server: plane.server, caData: plane.servingCaPem, crds: installed, webhook,
       restartApiServer: () => started.restartApiServer(stopTimeoutMs),
       stop: () => {
         stopping ??= (async () => {

@@ -1,0 +1,95 @@
+// Webhooks under test run in the test process, not behind a Service. Like controller-runtime's
+// envtest, each webhook configuration (and CRD conversion webhook) is rewritten to call a local
+// HTTPS endpoint whose serving certificate the environment issues, with caBundle set to its CA.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { poll, type AdminClient } from './admin-client.js';
+import { message } from './crds.js';
+import type { KubeObject, SourcedObject } from './manifests.js';
+import { freePort, LOOPBACK } from './ports.js';
+import { TinyCa } from './tiny-ca.js';
+
+export interface WebhookServing {
+  /** Where the webhook server must listen: 127.0.0.1 */
+  host: string;
+  port: number;
+  /** Holds tls.crt and tls.key (controller-runtime's file names) for the webhook server. */
+  certDir: string;
+  /** PEM of the CA the API server trusts for calls to the webhook server. */
+  caData: string;
+}
+
+interface ClientConfig { url?: string; service?: { name?: string; namespace?: string; path?: string; port?: number }; caBundle?: string }
+interface Webhook { name?: string; clientConfig?: ClientConfig }
+interface WebhookConfiguration extends KubeObject { webhooks?: Webhook[] }
+
+const KINDS: Record<string, string> = {
+  MutatingWebhookConfiguration: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+  ValidatingWebhookConfiguration: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+};
+
+export async function prepareWebhookServing(dir: string): Promise<WebhookServing> {
+  const ca = TinyCa.create('opgen-envtest-webhook-ca');
+  const serving = ca.issue({ commonName: 'localhost', hosts: ['localhost', LOOPBACK], usage: 'server' });
+  const certDir = join(dir, 'webhook-certs');
+  mkdirSync(certDir, { recursive: true });
+  writeFileSync(join(certDir, 'tls.crt'), serving.certPem);
+  writeFileSync(join(certDir, 'tls.key'), serving.keyPem, { mode: 0o600 });
+  return { host: LOOPBACK, port: await freePort(), certDir, caData: ca.certPem };
+}
+
+/** Points a service reference (or a URL) at the local webhook server, keeping the request path. */
+export function localClientConfig(config: ClientConfig | undefined, serving: WebhookServing, defaultPath: string): ClientConfig {
+  let path = config?.service?.path ?? (config?.url ? new URL(config.url).pathname : defaultPath);
+  if (!path.startsWith('/')) path = `/${path}`;
+  return { url: `https://${serving.host}:${serving.port}${path}`, caBundle: Buffer.from(serving.caData).toString('base64') };
+}
+
+export function pickWebhookConfigurations(objects: SourcedObject[]): { config: WebhookConfiguration; file: string }[] {
+  return objects
+    .filter(({ object }) => object.kind !== undefined && object.kind in KINDS)
+    .map(({ object, file }) => {
+      if (object.apiVersion !== 'admissionregistration.k8s.io/v1') {
+        throw new Error(`envtest: ${file}: ${object.kind} ${object.metadata?.name ?? ''} has apiVersion ${object.apiVersion}; use admissionregistration.k8s.io/v1`);
+      }
+      return { config: object as WebhookConfiguration, file };
+    });
+}
+
+/** CRDs whose conversion strategy is Webhook call the local server at their path (default /convert). */
+export function rewriteConversionWebhooks(crds: KubeObject[], serving: WebhookServing): void {
+  for (const crd of crds) {
+    const conversion = (crd.spec as { conversion?: { strategy?: string; webhook?: { clientConfig?: ClientConfig; conversionReviewVersions?: string[] } } } | undefined)?.conversion;
+    if (conversion?.strategy !== 'Webhook') continue;
+    conversion.webhook = {
+      conversionReviewVersions: conversion.webhook?.conversionReviewVersions ?? ['v1'],
+      clientConfig: localClientConfig(conversion.webhook?.clientConfig, serving, '/convert'),
+    };
+  }
+}
+
+export async function installWebhookConfigurations(
+  client: AdminClient, configs: { config: WebhookConfiguration; file: string }[], serving: WebhookServing, timeoutMs: number,
+): Promise<string[]> {
+  const installed: string[] = [];
+  for (const { config, file } of configs) {
+    const name = config.metadata?.name ?? '';
+    const base = KINDS[config.kind ?? ''] ?? '';
+    const body: WebhookConfiguration = {
+      ...config,
+      webhooks: (config.webhooks ?? []).map((w) => ({ ...w, clientConfig: localClientConfig(w.clientConfig, serving, '/') })),
+    };
+    const created = await client.call('POST', base, body);
+    if (created.status === 409) {
+      const current = await client.call('GET', `${base}/${name}`);
+      const resourceVersion = (current.body as KubeObject | undefined)?.metadata?.resourceVersion;
+      const replaced = await client.call('PUT', `${base}/${name}`, { ...body, metadata: { ...body.metadata, resourceVersion } });
+      if (replaced.status !== 200) throw new Error(`envtest: ${file}: updating ${config.kind} ${name} failed (HTTP ${replaced.status}): ${message(replaced.body, replaced.text)}`);
+    } else if (created.status !== 201) {
+      throw new Error(`envtest: ${file}: creating ${config.kind} ${name} failed (HTTP ${created.status}): ${message(created.body, created.text)}`);
+    }
+    await poll(`${config.kind} ${name}`, timeoutMs, 50, async () => ((await client.call('GET', `${base}/${name}`)).status === 200 ? true : undefined));
+    installed.push(`${config.kind}/${name}`);
+  }
+  return installed;
+}
