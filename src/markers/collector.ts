@@ -66,14 +66,15 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     return { file, line: lc.line + 1, column: lc.character + 1 };
   };
 
-  const parse = (raw: RawMarker, target: Target | 'free', sink: CollectedMarker[], pkgSink: CollectedMarker[]): void => {
+  const parse = (raw: RawMarker, target: Target | 'free', sink: CollectedMarker[], pkgSink: CollectedMarker[], subject?: string): void => {
+    const about = subject ? `${subject}: ` : '';
     const split = splitMarker(raw.text, (n) => registry.lookup(n));
     if (!split) {
       const d = registry.diagnoseUnknown(raw.text);
       if (d.owned) {
         errors.push(
           new OpgenError(
-            `unknown marker +${raw.text.split('=')[0]}`,
+            `${about}unknown marker +${raw.text.split('=')[0]}`,
             where(raw.pos),
             d.suggestion ? `did you mean +${d.suggestion}?` : 'run `opgen markers` for the catalog',
           ),
@@ -102,7 +103,7 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
       const targets = registry.definitionsOf(name).flatMap((d) => d.targets);
       const here = target === 'free' ? 'here (not directly above a type or field)' : `on ${TARGET_NOUN[target]}`;
       errors.push(
-        new OpgenError(`+${name} cannot stand ${here}`, where(raw.pos), `move it directly above ${targets.map((t) => TARGET_NOUN[t]).join(' or ')}`),
+        new OpgenError(`${about}+${name} cannot stand ${here}`, where(raw.pos), `move it directly above ${targets.map((t) => TARGET_NOUN[t]).join(' or ')}`),
       );
       return;
     }
@@ -111,7 +112,7 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
       dest.push({ definition: def, value, where: where(raw.pos), text: raw.text });
     } catch (err) {
       if (!(err instanceof MarkerSyntaxError)) throw err;
-      errors.push(new OpgenError(`+${name}: ${err.message}`, where(raw.pos + 1 + err.offset), err.fix));
+      errors.push(new OpgenError(`${about}+${name}: ${err.message}`, where(raw.pos + 1 + err.offset), err.fix));
     }
   };
 
@@ -120,7 +121,7 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     const info: DeclarationInfo = { markers: [] };
     for (const c of comments) {
       owned.add(c.pos);
-      for (const m of markerLines(text, c)) parse(m, target, info.markers, result.package);
+      for (const m of markerLines(text, c)) parse(m, target, info.markers, result.package, subjectOf(ts, node));
     }
     info.description = describe(text, comments, node.getStart(sf));
     result.declarations.set(node, info);
@@ -144,6 +145,18 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     for (const m of markerLines(text, c)) parse(m, 'free', result.package, result.package);
   }
   return result;
+}
+
+/** `Type` or `Type.field` (nested type literals add their property names) for error messages. */
+function subjectOf(ts: typeof TS, node: TS.Node): string | undefined {
+  const parts: string[] = [];
+  for (let n: TS.Node | undefined = node; n; n = n.parent) {
+    if (ts.isPropertySignature(n) || ts.isPropertyDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEnumDeclaration(n) || ts.isClassDeclaration(n)) {
+      if (n.name) parts.unshift(n.name.getText());
+      if (!ts.isPropertySignature(n) && !ts.isPropertyDeclaration(n)) break;
+    }
+  }
+  return parts.length > 0 ? parts.join('.') : undefined;
 }
 
 /** The `+marker` lines of one comment, each with the file offset of its `+`. */

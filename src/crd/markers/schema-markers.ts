@@ -33,12 +33,16 @@ function typeOf(schema: JSONSchemaProps, ctx: ApplyContext): string | undefined 
   return schema.type ?? ctx.typeHint;
 }
 
+function article(t: string): string {
+  return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
+}
+
 function need(schema: JSONSchemaProps, ctx: ApplyContext, types: string[], marker: string, fix: string): void {
   const t = typeOf(schema, ctx);
   const intOrString = schema['x-kubernetes-int-or-string'] || ctx.intOrStringHint;
   if (types.includes('string') && intOrString) return;
   if (!t || !types.includes(t)) {
-    throw new MarkerApplyError(`+${marker} applies to ${types.join(' or ')} schemas, not ${t ? `a ${t}` : 'an untyped schema'}`, fix);
+    throw new MarkerApplyError(`+${marker} applies to ${types.join(' or ')} schemas, not ${t ? article(t) : 'an untyped schema'}`, fix);
   }
 }
 
@@ -349,7 +353,7 @@ export function schemaMarkers(): SchemaMarker[] {
       apply(s, v, ctx) {
         const t = typeOf(s, ctx);
         if (t !== 'array' || !s.items) {
-          throw new MarkerApplyError(`+${itemsName} applies to arrays, not ${t ? `a ${t}` : 'an untyped schema'}`, `use +kubebuilder:validation:${spec.name}`);
+          throw new MarkerApplyError(`+${itemsName} applies to arrays, not ${t ? article(t) : 'an untyped schema'}`, `use +kubebuilder:validation:${spec.name}`);
         }
         spec.apply(s.items, v, {}, itemsName);
       },
@@ -416,7 +420,7 @@ export function schemaMarkers(): SchemaMarker[] {
       priority: 10,
       apply(s, v, ctx) {
         const t = typeOf(s, ctx);
-        if (t && t !== 'object') throw new MarkerApplyError(`+structType applies to objects, not a ${t}`, 'remove it');
+        if (t && t !== 'object') throw new MarkerApplyError(`+structType applies to objects, not ${article(t)}`, 'remove it');
         if (!['granular', 'atomic'].includes(v as string)) throw new MarkerApplyError(`+structType=${String(v)} is not a struct type`, 'use granular or atomic');
         s['x-kubernetes-map-type'] = v as string;
       },
