@@ -6,7 +6,7 @@ import type { KubeObject } from '../api/types.js';
 import { createClient, type Client } from '../client/client.js';
 import { Transport } from '../client/internal/transport.js';
 import { isNotFound } from '../client/errors.js';
-import { silentLogger } from '../log/index.js';
+import { createLogger, silentLogger } from '../log/index.js';
 import { Cache } from './cache.js';
 
 let env: TestEnv;
@@ -89,7 +89,8 @@ describe('Cache', () => {
   it('survives a kube-apiserver restart and converges without losing the changes made meanwhile', async () => {
     for (let i = 0; i < 5; i++) await client.create(ConfigMap, { metadata: { name: `r${i}`, namespace: 'cache-c' }, data: { v: '0' } });
     const stop = new AbortController();
-    const cache = new Cache(new Transport(env.kubeConfig), { namespaces: ['cache-c'], log: silentLogger() });
+    const logLines: string[] = [];
+    const cache = new Cache(new Transport(env.kubeConfig), { namespaces: ['cache-c'], log: createLogger({ level: 'debug', write: (l) => logLines.push(l) }) });
     const deleted: string[] = [];
     cache.informerFor(ConfigMap).addEventHandler({ onDelete: (o) => deleted.push(o.metadata?.name ?? '') });
     const running = cache.start(stop.signal);
@@ -113,7 +114,34 @@ describe('Cache', () => {
     // And it keeps following changes after the reconnect.
     await fresh.delete(ConfigMap, { namespace: 'cache-c', name: 'r2' });
     await eventually(() => expect(deleted).toContain('r2'));
+    // The restarted server's watch cache starts at the current revision, so resuming from the old
+    // resourceVersion is answered 410 Gone and the informer relists (diffing against its store).
+    expect(logLines.join('')).toMatch(/resourceVersion expired, listing again/);
     stop.abort();
     await running;
   }, 120_000);
+
+  it('resumes a cut watch from its last resourceVersion without listing again', async () => {
+    await client.create(Namespace, { metadata: { name: 'cache-d' } });
+    await client.create(ConfigMap, { metadata: { name: 'first', namespace: 'cache-d' } });
+    const stop = new AbortController();
+    const logLines: string[] = [];
+    const transport = new Transport(env.kubeConfig);
+    const cache = new Cache(transport, { namespaces: ['cache-d'], log: createLogger({ level: 'debug', write: (l) => logLines.push(l) }), });
+    const added: string[] = [];
+    cache.informerFor(ConfigMap).addEventHandler({ onAdd: (o) => added.push(o.metadata?.name ?? '') });
+    const running = cache.start(stop.signal);
+    await cache.waitForSync(stop.signal);
+    // Let the watch request go out after the list, then drop every connection, that watch included,
+    // as a network cut would.
+    await new Promise((r) => setTimeout(r, 1000));
+    transport.destroy();
+    await client.create(ConfigMap, { metadata: { name: 'during-cut', namespace: 'cache-d' } });
+    await eventually(() => expect(added).toEqual(['first', 'during-cut']));
+    const messages = logLines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages.filter((m) => m === 'listed')).toHaveLength(1);
+    expect(messages.some((m) => m === 'list/watch failed, retrying' || m === 'watch ended; resuming')).toBe(true);
+    stop.abort();
+    await running;
+  });
 });

@@ -171,6 +171,7 @@ class Reflector<T extends KubeObject> {
         if (this.resourceVersion === undefined) await this.list(signal);
         const { events, durationMs } = await this.watch(signal);
         if (signal.aborted) return;
+        this.log.debug('watch ended; resuming', { events, durationMs, resourceVersion: this.resourceVersion });
         // A watch that ends at once with nothing in it means the server is unhappy: slow down.
         if (events > 0 || durationMs > 10_000) {
           backoff = initial;
