@@ -1,0 +1,68 @@
+// bench/envtest: how long the envtest binaries took to build (recorded by .ci/test-assets.sh in
+// the cache folder as build-seconds) and how long a warm startTestEnv()/stop() takes, as the median
+// of several runs, without CRDs and with the runtime tests' two CRDs.
+// Usage (via `npm run bench:envtest -- <flags>`): --runs 5
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startTestEnv, type TestEnvOptions } from '@opgen/runtime/envtest';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const crdFolder = join(repo, 'runtime/src/envtest/testdata');
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`bench:envtest: --runs ${values.runs} is not a positive whole number; pass e.g. --runs 5`);
+  process.exit(2);
+}
+
+function assetsFolder(): string {
+  if (process.env.KUBEBUILDER_ASSETS) return process.env.KUBEBUILDER_ASSETS;
+  // Builds on a cold cache (minutes); prints the folder at once on a warm one.
+  return execFileSync('bash', [join(repo, '.ci/test-assets.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const summary = (xs: number[]) => `median ${seconds(median(xs))} (min ${seconds(Math.min(...xs))}, max ${seconds(Math.max(...xs))}, ${xs.length} runs)`;
+
+async function timeStartStop(opts: TestEnvOptions): Promise<{ start: number[]; stop: number[] }> {
+  const start: number[] = [];
+  const stop: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const env = await startTestEnv(opts);
+    const t1 = performance.now();
+    await env.stop();
+    start.push(t1 - t0);
+    stop.push(performance.now() - t1);
+  }
+  return { start, stop };
+}
+
+const assets = assetsFolder();
+process.env.KUBEBUILDER_ASSETS = assets;
+const version = (binary: string) => execFileSync(join(assets, binary), ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
+console.log(`envtest bench: ${version('kube-apiserver')}, ${version('etcd')}, ${availableParallelism()} CPUs`);
+
+const record = join(assets, 'build-seconds');
+if (existsSync(record)) {
+  const built = Number(readFileSync(record, 'utf8').trim());
+  console.log(`cold build of the binaries (.ci/test-assets.sh, recorded in ${record}): ${built} s (${(built / 60).toFixed(1)} min)`);
+} else {
+  console.log(`cold build: no record in ${assets} (binaries not built by .ci/test-assets.sh, e.g. from setup-envtest)`);
+}
+
+const bare = await timeStartStop({});
+console.log(`warm start, no CRDs:     ${summary(bare.start)}`);
+console.log(`stop, no CRDs:           ${summary(bare.stop)}`);
+const withCrds = await timeStartStop({ crdPaths: [crdFolder] });
+console.log(`warm start, 2 CRDs:      ${summary(withCrds.start)}`);
+console.log(`stop, 2 CRDs:            ${summary(withCrds.stop)}`);
