@@ -119,13 +119,13 @@ export class Transport {
     const opts: https.RequestOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const base = new URL(cluster.server);
-    // TLS material does not change while the process runs; keep one pooled agent for it.
+    // TLS material does not change while the process runs; keep one pooled agent for it. No socket
+    // cap: every watch holds a connection for minutes, and a cap would starve ordinary requests.
     this.agent ??=
       base.protocol === 'http:'
-        ? new http.Agent({ keepAlive: true, maxSockets: 100 })
+        ? new http.Agent({ keepAlive: true })
         : new https.Agent({
             keepAlive: true,
-            maxSockets: 100,
             ca: opts.ca,
             cert: opts.cert,
             key: opts.key,
