@@ -81,6 +81,7 @@ type GaugeSpec struct {
 	Tags []string `json:"tags,omitempty"`
 
 	// +optional
+	// +kubebuilder:validation:MaxItems=10
 	// +kubebuilder:validation:items:Minimum=1
 	// +kubebuilder:validation:items:Maximum=9
 	// +kubebuilder:validation:items:ExclusiveMinimum=false
@@ -232,7 +233,7 @@ type GaugeSpec struct {
 
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="may only grow",optionalOldSelf=true
-	// +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="'capacity ' + string(self) + ' is over 1000'",reason=FieldValueForbidden
+	// +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="self > 1000 ? 'capacity is over 1000' : 'capacity is invalid'",reason=FieldValueForbidden
 	Capacity int32 `json:"capacity,omitempty"`
 
 	// Share overrides its type's maximum.

@@ -79,6 +79,7 @@ export interface GaugeSpec {
   // +listType=set
   tags?: string[];
 
+  // +kubebuilder:validation:MaxItems=10
   // +kubebuilder:validation:items:Minimum=1
   // +kubebuilder:validation:items:Maximum=9
   // +kubebuilder:validation:items:ExclusiveMinimum=false
@@ -212,7 +213,7 @@ export interface GaugeSpec {
   zone?: string;
 
   // +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="may only grow",optionalOldSelf=true
-  // +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="'capacity ' + string(self) + ' is over 1000'",reason=FieldValueForbidden
+  // +kubebuilder:validation:XValidation:rule="self <= 1000",messageExpression="self > 1000 ? 'capacity is over 1000' : 'capacity is invalid'",reason=FieldValueForbidden
   capacity?: int32;
 
   /**
