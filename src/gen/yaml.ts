@@ -1,6 +1,8 @@
-// The one serialiser for generated manifests: objects → YAML with controller-gen's layout (keys sorted by
-// yaml.v2's comparator, sequences not indented under their key, literal blocks for multi-line text), each
-// document preceded by `---`. Same input, same bytes.
+// The one serialiser for generated manifests: objects → YAML laid out as controller-gen's yaml.v2 lays it
+// out, so opgen's files diff cleanly against controller-gen's: keys sorted by yaml.v2's comparator,
+// sequences not indented under their key, yaml.v2's choice of plain/single/double/literal style per string,
+// and its line folding (break at the first space once a line passes column 80). Each document is preceded
+// by `---`. Same input, same bytes.
 
 /** yaml.v2's keyList.Less for string keys: letters by code point, a non-letter before a letter, digit runs numerically. */
 export function yamlKeyLess(a: string, b: string): boolean {
@@ -42,22 +44,160 @@ export function yamlKeyCompare(a: string, b: string): number {
   return yamlKeyLess(a, b) ? -1 : yamlKeyLess(b, a) ? 1 : 0;
 }
 
+type Style = 'PLAIN' | 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' | 'BLOCK_LITERAL';
+
+const BOOL_NULL = new Set(
+  ['y', 'yes', 'n', 'no', 'true', 'false', 'on', 'off', 'null'].flatMap((w) => [w, w[0]!.toUpperCase() + w.slice(1), w.toUpperCase()]).concat(['~', '']),
+);
+
+/** Whether yaml.v2 would read this plain text as something other than a string (YAML 1.1 resolution). */
+function resolvesToNonString(s: string): boolean {
+  if (BOOL_NULL.has(s) || s === '<<') return true;
+  if (/^[-+]?\.(inf|Inf|INF)$/.test(s) || /^\.(nan|NaN|NAN)$/.test(s)) return true;
+  const plain = s.replaceAll('_', '');
+  if (/^[-+]?(0b[01]+|0x[0-9a-fA-F]+|0o?[0-7]+|[0-9]+)$/.test(plain)) return true;
+  if (/^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/.test(plain)) return true;
+  if (/^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/.test(s)) return true; // base 60
+  // Timestamps yaml.v2 accepts: 2006-1-2, with optional T/t/space time part.
+  if (/^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(([Tt ]|\s+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?(\s*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?)?$/.test(s)) return true;
+  return false;
+}
+
+/** yaml.v2's is_printable, for the characters that force double quotes. */
+function isPrintable(c: number): boolean {
+  return (
+    c === 0x0a ||
+    (c >= 0x20 && c <= 0x7e) ||
+    c === 0x85 ||
+    (c >= 0xa0 && c <= 0xd7ff) ||
+    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
+    (c >= 0x10000 && c <= 0x10ffff)
+  );
+}
+
+/** The style yaml.v2 (encoder.stringv + emitter analysis) gives a string in block context. */
+export function yamlV2Style(s: string): Style {
+  const chars = [...s];
+  const special = chars.some((ch) => !isPrintable(ch.codePointAt(0)!));
+  if (s.includes('\n')) {
+    // A literal block is impossible with special characters or spaces next to line breaks at the ends of lines.
+    if (special || / \n/.test(s) || /^\s/.test(s.replace(/^ +/, '')) || s.endsWith(' ')) return 'QUOTE_DOUBLE';
+    return 'BLOCK_LITERAL';
+  }
+  if (resolvesToNonString(s)) return 'QUOTE_DOUBLE';
+  if (special) return 'QUOTE_DOUBLE';
+  const first = chars[0]!;
+  const second = chars[1];
+  const blankAfter = (c: string | undefined): boolean => c === undefined || c === ' ';
+  let plain = true;
+  if ('#,[]{}&*!|>\'"%@`'.includes(first)) plain = false;
+  if ((first === '-' || first === '?' || first === ':') && blankAfter(second)) plain = false;
+  if (s.startsWith('---') || s.startsWith('...')) plain = plain && !blankAfter(chars[3]) ? plain : false;
+  if (/: |:$/.test(s) || / #/.test(s)) plain = false;
+  if (s.startsWith(' ') || s.endsWith(' ')) plain = false;
+  return plain ? 'PLAIN' : 'QUOTE_SINGLE';
+}
+
+const BEST_WIDTH = 80;
+
+/** yaml.v2's folding of one flow scalar written after `prefix` (its column), continuing at `indent`. */
+function foldScalar(prefixWidth: number, raw: string, indent: number): string {
+  const chars = [...raw];
+  const style = chars[0] === '"' ? 'double' : chars[0] === "'" ? 'single' : 'plain';
+  let col = prefixWidth;
+  let out = '';
+  let spaces = false;
+  const first = style === 'plain' ? 0 : 1;
+  const last = style === 'plain' ? chars.length - 1 : chars.length - 2;
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    const inside = i >= first && i <= last;
+    if (ch === ' ' && inside) {
+      const next = chars[i + 1];
+      const edge = style !== 'plain' && (i === first || i === last);
+      const nextIsSpace = next === ' ' && i + 1 <= last;
+      const mayBreak = !spaces && col > BEST_WIDTH && !edge && (style === 'double' || !nextIsSpace);
+      if (mayBreak) {
+        out += `\n${' '.repeat(indent)}`;
+        col = indent;
+        if (style === 'double' && nextIsSpace) {
+          out += '\\';
+          col++;
+        }
+      } else {
+        out += ch;
+        col++;
+      }
+      spaces = true;
+      continue;
+    }
+    if (style === 'double' && ch === '\\' && inside) {
+      // An escape sequence is written as a unit.
+      const m = /^\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)/u.exec(chars.slice(i).join(''));
+      const seq = m ? m[0] : ch;
+      out += seq;
+      col += [...seq].length;
+      i += [...seq].length - 1;
+      spaces = false;
+      continue;
+    }
+    out += ch;
+    col++;
+    spaces = false;
+  }
+  return out;
+}
+
+const LINE = /^( *)((?:- )*)((?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^'"\s-][^:]*?): ?)?(.*)$/u;
+
+/** Re-folds the long scalar lines of unfolded output the way yaml.v2 folds them. */
+function foldLikeYamlV2(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let blockIndent = -1;
+  for (const line of lines) {
+    const indent = line.length - line.trimStart().length;
+    if (blockIndent >= 0 && (line.trim() === '' || indent >= blockIndent)) {
+      out.push(line);
+      continue;
+    }
+    blockIndent = -1;
+    const m = LINE.exec(line);
+    if (!m) {
+      out.push(line);
+      continue;
+    }
+    const [, spaces, dashes, key, value] = m as unknown as [string, string, string, string | undefined, string];
+    const keyStart = spaces.length + dashes.length;
+    if (/^[|>]/.test(value)) {
+      blockIndent = keyStart + 1;
+      out.push(line);
+      continue;
+    }
+    if ([...line].length <= BEST_WIDTH || value === '' || value === '{}' || value === '[]') {
+      out.push(line);
+      continue;
+    }
+    const prefix = line.slice(0, line.length - value.length);
+    const continuation = key ? keyStart + 2 : keyStart;
+    out.push(prefix + foldScalar([...prefix].length, value, continuation));
+  }
+  return out.join('\n');
+}
+
 /** Serialises each object as a YAML document preceded by `---`, optionally after a header. */
 export async function toYaml(docs: readonly object[], header = ''): Promise<string> {
-  const { stringify } = await import('yaml');
+  const { Document, isScalar, visit } = await import('yaml');
   let out = header;
-  for (const doc of docs) {
-    out += '---\n';
-    out += stringify(doc, {
-      version: '1.1',
-      indent: 2,
-      indentSeq: false,
-      lineWidth: 80,
-      minContentWidth: 0,
-      blockQuote: 'literal',
-      aliasDuplicateObjects: false,
-      sortMapEntries: (a, b) => yamlKeyCompare(String(a.key), String(b.key)),
+  for (const value of docs) {
+    const doc = new Document(value, { version: '1.1', sortMapEntries: (a, b) => yamlKeyCompare(String(a.key), String(b.key)) });
+    visit(doc, {
+      Scalar(_key, node) {
+        if (isScalar(node) && typeof node.value === 'string') node.type = yamlV2Style(node.value);
+      },
     });
+    const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal' });
+    out += `---\n${foldLikeYamlV2(text)}`;
   }
   return out;
 }

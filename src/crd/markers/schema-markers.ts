@@ -91,7 +91,7 @@ const VALIDATIONS: ValidationSpec[] = [
     help: 'whether Maximum itself is excluded',
     apply(s, v, ctx, m) {
       need(s, ctx, numeric, m, 'remove it');
-      s.exclusiveMaximum = v as boolean;
+      if (v === true) s.exclusiveMaximum = true; // false is the default and controller-gen omits it
     },
   },
   {
@@ -100,7 +100,7 @@ const VALIDATIONS: ValidationSpec[] = [
     help: 'whether Minimum itself is excluded',
     apply(s, v, ctx, m) {
       need(s, ctx, numeric, m, 'remove it');
-      s.exclusiveMinimum = v as boolean;
+      if (v === true) s.exclusiveMinimum = true;
     },
   },
   {
@@ -167,7 +167,6 @@ const VALIDATIONS: ValidationSpec[] = [
       if (v === true) {
         throw new MarkerApplyError('+' + m + '=true is rejected by the API server (uniqueItems cannot be true in a CRD)', 'use +listType=set instead');
       }
-      s.uniqueItems = v as boolean;
     },
   },
   {
