@@ -1,0 +1,157 @@
+// The first ten minutes of a user, from the packed tarballs: init, two `create api` (one namespaced, one
+// cluster-scoped), install, type-check with tsc, generate the manifests, render config/default with
+// kubectl kustomize, and run the scaffolded controller tests against a real API server.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type Options } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { packPackages, repoRoot } from './helpers.js';
+
+const STEP = 600_000;
+
+describe('scaffold end to end (packed tarballs)', () => {
+  let work: string;
+  let project: string;
+  let tarballs: { opgen: string; runtime: string };
+  /** The CLI from the opgen tarball (before the project has its own node_modules). */
+  let packedCli: string;
+
+  const run = (file: string, args: string[], options: Options = {}) =>
+    execa(file, args, { cwd: project, reject: false, all: true, env: { ...process.env, OPGEN_DEBUG: '1' }, ...options });
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'opgen-e2e-'));
+    tarballs = await packPackages(work);
+    // Unpack opgen as npm would and give it the repository's dependencies, so init runs the packed
+    // files (bin, dist, templates) without a second npm install.
+    const unpacked = join(work, 'opgen-cli');
+    mkdirSync(unpacked);
+    await execa('tar', ['-xzf', tarballs.opgen, '-C', unpacked]);
+    symlinkSync(join(repoRoot, 'node_modules'), join(unpacked, 'package', 'node_modules'), 'dir');
+    packedCli = join(unpacked, 'package', 'bin', 'opgen.js');
+    project = join(work, 'memcached-operator');
+    mkdirSync(project);
+  }, STEP);
+
+  afterAll(() => {
+    if (work && process.env.OPGEN_E2E_KEEP !== '1') rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packs only what users need', async () => {
+    const { stdout } = await execa('tar', ['-tzf', tarballs.opgen]);
+    const files = stdout.split('\n');
+    expect(files).toEqual(expect.arrayContaining(['package/bin/opgen.js', 'package/dist/cli/main.js', 'package/templates/init/src/main.ts.hbs', 'package/package.json']));
+    expect(files.filter((f) => f.startsWith('package/src/') || f.endsWith('.test.js'))).toEqual([]);
+  });
+
+  it('opgen init + create api (namespaced) + create api --namespaced=false', async () => {
+    const steps = [
+      ['init', '--domain', 'example.com', '--repo', 'github.com/example/memcached-operator', '--skip-install'],
+      ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'],
+      ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Policy', '--namespaced=false'],
+    ];
+    for (const args of steps) {
+      const r = await run(process.execPath, [packedCli, ...args]);
+      expect(r.exitCode, `opgen ${args.join(' ')}\n${r.all}`).toBe(0);
+    }
+    expect(readFileSync(join(project, 'src/api/v1alpha1/policy-types.ts'), 'utf8')).toContain('+kubebuilder:resource:scope=Cluster');
+  }, STEP);
+
+  it('installs the packed opgen and @opgen/runtime with the dev dependencies', async () => {
+    const r = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarballs.opgen, tarballs.runtime]);
+    expect(r.exitCode, r.all).toBe(0);
+    expect(existsSync(join(project, 'node_modules/@opgen/runtime/dist/index.js'))).toBe(true);
+    expect(existsSync(join(project, 'node_modules/.bin/opgen'))).toBe(true);
+  }, STEP);
+
+  it('type-checks with tsc (strict, no errors)', async () => {
+    const r = await run('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json', '--noEmit']);
+    expect(r.exitCode, r.all).toBe(0);
+    const build = await run('npm', ['run', 'build']);
+    expect(build.exitCode, build.all).toBe(0);
+    expect(existsSync(join(project, 'dist/main.js'))).toBe(true);
+  }, STEP);
+
+  it('opgen generate writes the CRDs and the manager role', async () => {
+    const r = await run('npx', ['--no-install', 'opgen', 'generate']);
+    expect(r.exitCode, r.all).toBe(0);
+    for (const f of ['config/crd/bases/cache.example.com_memcacheds.yaml', 'config/crd/bases/cache.example.com_policies.yaml', 'config/rbac/role.yaml']) {
+      expect(existsSync(join(project, f)), f).toBe(true);
+    }
+  }, STEP);
+
+  it('kubectl kustomize config/default renders the CRDs, RBAC and the manager Deployment', async () => {
+    const r = await run('kubectl', ['kustomize', 'config/default']);
+    expect(r.exitCode, r.all).toBe(0);
+    const objects = parseAllDocuments(String(r.stdout)).map((d) => d.toJS() as K8sObject);
+    const find = (kind: string, name: string): K8sObject | undefined => objects.find((o) => o.kind === kind && o.metadata.name === name);
+    const names = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'CustomResourceDefinition/memcacheds.cache.example.com',
+        'CustomResourceDefinition/policies.cache.example.com',
+        'Namespace/memcached-operator-system',
+        'ServiceAccount/memcached-operator-controller-manager',
+        'ClusterRole/memcached-operator-manager-role',
+        'ClusterRoleBinding/memcached-operator-manager-rolebinding',
+        'Role/memcached-operator-leader-election-role',
+        'RoleBinding/memcached-operator-leader-election-rolebinding',
+        'ClusterRole/memcached-operator-metrics-auth-role',
+        'ClusterRole/memcached-operator-metrics-reader',
+        'ClusterRole/memcached-operator-memcached-editor-role',
+        'ClusterRole/memcached-operator-policy-viewer-role',
+        'Service/memcached-operator-controller-manager-metrics-service',
+        'Deployment/memcached-operator-controller-manager',
+      ]),
+    );
+    expect(find('CustomResourceDefinition', 'memcacheds.cache.example.com')?.spec?.scope).toBe('Namespaced');
+    expect(find('CustomResourceDefinition', 'policies.cache.example.com')?.spec?.scope).toBe('Cluster');
+
+    const role = find('ClusterRole', 'memcached-operator-manager-role');
+    const resources = (role?.rules ?? []).flatMap((rule) => rule.resources ?? []);
+    expect(resources).toEqual(expect.arrayContaining(['memcacheds', 'memcacheds/status', 'memcacheds/finalizers', 'policies', 'policies/status', 'policies/finalizers']));
+
+    const deployment = find('Deployment', 'memcached-operator-controller-manager');
+    expect(deployment?.metadata.namespace).toBe('memcached-operator-system');
+    const pod = deployment?.spec?.template?.spec;
+    expect(pod?.serviceAccountName).toBe('memcached-operator-controller-manager');
+    expect(pod?.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    const manager = pod?.containers?.[0];
+    expect(manager?.args).toEqual(['--metrics-bind-address=:8443', '--leader-elect', '--health-probe-bind-address=:8081']);
+    expect(manager?.securityContext).toEqual({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(manager?.livenessProbe?.httpGet?.path).toBe('/healthz');
+    expect(manager?.readinessProbe?.httpGet?.path).toBe('/readyz');
+    expect(manager?.resources?.limits).toBeDefined();
+  }, STEP);
+
+  it('the scaffolded controller tests pass against a real API server (envtest)', async () => {
+    expect(process.env.KUBEBUILDER_ASSETS, 'set by test/global-setup.ts').toBeTruthy();
+    const r = await run('npx', ['--no-install', 'vitest', 'run']);
+    expect(r.exitCode, r.all).toBe(0);
+    expect(r.all).toMatch(/Tests\s+4 passed/);
+  }, STEP);
+});
+
+interface K8sObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Array<{ resources?: string[] }>;
+  spec?: {
+    scope?: string;
+    template?: {
+      spec?: {
+        serviceAccountName?: string;
+        securityContext?: unknown;
+        containers?: Array<{
+          args?: string[];
+          securityContext?: unknown;
+          livenessProbe?: { httpGet?: { path?: string } };
+          readinessProbe?: { httpGet?: { path?: string } };
+          resources?: { limits?: unknown };
+        }>;
+      };
+    };
+  };
+}
