@@ -46,6 +46,26 @@ type Window struct {
 	End string `json:"end,omitempty"`
 }
 
+// Names is a set of names.
+// +listType=set
+// +kubebuilder:validation:MaxItems=4
+// +kubebuilder:validation:items:MinLength=1
+type Names []string
+
+// Settings is a map replaced as a whole.
+// +mapType=atomic
+// +kubebuilder:validation:MaxProperties=8
+type Settings map[string]string
+
+// Sheet carries a title, external docs and unknown fields at the type level.
+// +kubebuilder:title="Sheet"
+// +kubebuilder:externalDocs:url="https://example.com/docs/sheets"
+// +kubebuilder:pruning:PreserveUnknownFields
+type Sheet struct {
+	// +optional
+	Rows int32 `json:"rows,omitempty"`
+}
+
 // GaugeSpec defines the desired state of Gauge.
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas",reason=FieldValueInvalid,fieldPath=".minReplicas"
 // +kubebuilder:validation:AtMostOneOf=left;right
@@ -261,6 +281,33 @@ type GaugeSpec struct {
 	North string `json:"north,omitempty"`
 	// +optional
 	South string `json:"south,omitempty"`
+
+	// +optional
+	Names Names `json:"names,omitempty"`
+
+	// +optional
+	Settings Settings `json:"settings,omitempty"`
+
+	// +optional
+	Sheet *Sheet `json:"sheet,omitempty"`
+
+	// +optional
+	// +kubebuilder:validation:items:XEmbeddedResource
+	// +kubebuilder:validation:items:XPreserveUnknownFields
+	// +kubebuilder:validation:MaxItems=4
+	Objects []runtime.RawExtension `json:"objects,omitempty"`
+
+	// +optional
+	// +kubebuilder:validation:items:ExclusiveMaximum=true
+	// +kubebuilder:validation:items:Maximum=100
+	// +kubebuilder:validation:MaxItems=4
+	Limits []int32 `json:"limits,omitempty"`
+
+	// +optional
+	// +kubebuilder:validation:items:XIntOrString
+	// +kubebuilder:validation:items:MaxLength=4
+	// +kubebuilder:validation:MaxItems=4
+	Budgets []intstr.IntOrString `json:"budgets,omitempty"`
 
 	// +optional
 	// +kubebuilder:externalDocs:url="https://example.com/docs/gauges",description="How gauges are read"

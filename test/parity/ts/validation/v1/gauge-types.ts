@@ -45,6 +45,31 @@ export interface Window {
   end?: string;
 }
 
+/**
+ * Names is a set of names.
+ * +listType=set
+ * +kubebuilder:validation:MaxItems=4
+ * +kubebuilder:validation:items:MinLength=1
+ */
+export type Names = string[];
+
+/**
+ * Settings is a map replaced as a whole.
+ * +mapType=atomic
+ * +kubebuilder:validation:MaxProperties=8
+ */
+export type Settings = Record<string, string>;
+
+/**
+ * Sheet carries a title, external docs and unknown fields at the type level.
+ * +kubebuilder:title="Sheet"
+ * +kubebuilder:externalDocs:url="https://example.com/docs/sheets"
+ * +kubebuilder:pruning:PreserveUnknownFields
+ */
+export interface Sheet {
+  rows?: int32;
+}
+
 /** GaugeSpec defines the desired state of Gauge. */
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas",reason=FieldValueInvalid,fieldPath=".minReplicas"
 // +kubebuilder:validation:AtMostOneOf=left;right
@@ -234,6 +259,27 @@ export interface GaugeSpec {
   blue?: string;
   north?: string;
   south?: string;
+
+  names?: Names;
+
+  settings?: Settings;
+
+  sheet?: Sheet;
+
+  // +kubebuilder:validation:items:XEmbeddedResource
+  // +kubebuilder:validation:items:XPreserveUnknownFields
+  // +kubebuilder:validation:MaxItems=4
+  objects?: RawExtension[];
+
+  // +kubebuilder:validation:items:ExclusiveMaximum=true
+  // +kubebuilder:validation:items:Maximum=100
+  // +kubebuilder:validation:MaxItems=4
+  limits?: int32[];
+
+  // +kubebuilder:validation:items:XIntOrString
+  // +kubebuilder:validation:items:MaxLength=4
+  // +kubebuilder:validation:MaxItems=4
+  budgets?: IntOrString[];
 
   // +kubebuilder:externalDocs:url="https://example.com/docs/gauges",description="How gauges are read"
   reading?: string;
