@@ -1,9 +1,42 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../cli/main.js';
 import { opgenVersion } from '../cli/version.js';
 import { parseProject } from '../project/index.js';
-import { opgen, snapshot, tempProjectDir, type CliResult } from './test-helpers.js';
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function opgen(cwd: string, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, cwd);
+  return { code, stdout, stderr };
+}
+
+/** A new empty directory named `name` inside a fresh temp folder. */
+function tempProjectDir(name = 'memcached-operator'): { dir: string; cleanup: () => void } {
+  const parent = mkdtempSync(join(tmpdir(), 'opgen-cmd-'));
+  const dir = join(parent, name);
+  mkdirSync(dir);
+  return { dir, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
+}
+
+/** Every file under dir with its content. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const abs = join(entry.parentPath, entry.name);
+    out[abs.slice(dir.length + 1)] = readFileSync(abs, 'utf8');
+  }
+  return out;
+}
 
 let dir: string;
 let cleanup: () => void;
@@ -217,7 +250,6 @@ describe('opgen create api', () => {
     writeFileSync(join(dir, 'README.md'), 'mine\n');
     await opgen(dir, 'create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--dry-run');
     const typesPath = join(dir, 'src/api/v1/memcached-types.ts');
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
     writeFileSync(typesPath, '// hand-written\n');
     const before = snapshot(dir);
@@ -253,6 +285,23 @@ describe('opgen create api', () => {
     expect(parseProject(read('PROJECT')).resources.map((r) => r.path)).toEqual(['src/api/v1/memcached-types.ts', 'src/api/crew/v1/captain-types.ts']);
 
     expectOneLineError(await opgen(dir, 'edit', '--multigroup=false'), /^--multigroup: error: the project has APIs in 2 groups \(cache, crew\)/);
+  });
+
+  it('adds a controller later to an API created with --no-controller', async () => {
+    expect((await createApi('--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--controller=false')).code).toBe(0);
+    expect(existsSync(join(dir, 'src/controller/memcached-controller.ts'))).toBe(false);
+    expect(read('src/main.ts')).not.toContain('MemcachedReconciler');
+    expect(parseProject(read('PROJECT')).resources[0]?.controller).toBeUndefined();
+
+    const r = await createApi('--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--resource=false');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).not.toContain('memcached-types.ts');
+    expect(read('src/controller/memcached-controller.ts')).toContain("from '../api/v1/memcached-types.js'");
+    expect(read('src/main.ts')).toContain('new MemcachedReconciler(mgr.client).setupWithManager(mgr);');
+    expect(parseProject(read('PROJECT')).resources).toEqual([
+      { group: 'cache', domain: 'example.com', version: 'v1', kind: 'Memcached', path: 'src/api/v1/memcached-types.ts', api: { crdVersion: 'v1', namespaced: true }, controller: true },
+    ]);
+    expectOneLineError(await createApi('--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--resource=false'), /^--kind: error: controller cache\/v1, Kind=Memcached already exists/);
   });
 
   it('writes nothing with --dry-run and lists what would change', async () => {
