@@ -201,6 +201,7 @@ describe('opgen create api', () => {
     [['--group', 'cache', '--version', 'v1', '--kind', 'memcached'], /^--kind: error: invalid kind "memcached": it must be PascalCase/],
     [['--group', 'cache', '--version', 'v1', '--kind', 'Mem_cached'], /^--kind: error: invalid kind "Mem_cached": it must be PascalCase/],
     [['--group', 'cache', '--version', 'v1', '--kind', `K${'a'.repeat(63)}`], /^--kind: error: invalid kind "Ka+": it lower-cased, must be no more than 63 characters/],
+    [['--group', 'cache', '--version', 'v1', '--kind', 'Result'], /^--kind: error: kind "Result" clashes with a name the scaffolded code imports from @opgen\/runtime \(choose another kind name, e\.g\. MyResult\)$/],
     [['--group', 'Cache', '--version', 'v1', '--kind', 'Memcached'], /^--group: error: invalid group "Cache": it must be a DNS-1123 label/],
     [['--group', 'cache.io', '--version', 'v1', '--kind', 'Memcached'], /^--group: error: invalid group "cache\.io": it must be a DNS-1123 label/],
     [['--group', 'cache', '--version', '1', '--kind', 'Memcached'], /^--version: error: invalid version "1": it must be a Kubernetes API version/],

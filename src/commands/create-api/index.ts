@@ -47,6 +47,9 @@ function validateFlags(o: CreateApiOptions): Gvk {
   const kind = required(o.kind, '--kind', 'Memcached');
   const kindProblem = checkKind(kind);
   if (kindProblem) throw new OpgenError(`invalid kind "${kind}": it ${kindProblem}`, { flag: '--kind' });
+  if (SCAFFOLD_NAMES.has(kind)) {
+    throw new OpgenError(`kind "${kind}" clashes with a name the scaffolded code imports from @opgen/runtime`, { flag: '--kind' }, `choose another kind name, e.g. My${kind}`);
+  }
   const groupProblem = checkDns1123Label(group);
   if (groupProblem) throw new OpgenError(`invalid group "${group}": it ${groupProblem}`, { flag: '--group' });
   const versionProblem = checkApiVersion(version);
@@ -60,6 +63,9 @@ function validateFlags(o: CreateApiOptions): Gvk {
   }
   return { group, version, kind, plural: o.plural ?? pluralize(kind) };
 }
+
+/** Names the scaffolded types module, controller and test import or declare; a kind of the same name would not compile. */
+const SCAFFOLD_NAMES = new Set(['Client', 'Condition', 'GroupVersion', 'ListMeta', 'Manager', 'ObjectMeta', 'ReconcileContext', 'Reconciler', 'Request', 'Result']);
 
 function required(value: string | undefined, flag: string, example: string): string {
   if (value === undefined || value === '') throw new OpgenError('is required', { flag }, `e.g. ${flag} ${example}`);
