@@ -111,7 +111,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
       sources: informers,
       maxConcurrentReconciles: this.maxConcurrentReconciles,
       rateLimiter: this.rateLimiter,
-      log: this.host.log,
+      log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,
       hardStop: this.host.hardStop,
     });

@@ -1,5 +1,5 @@
 export { setControllerReference, setOwnerReference, getControllerOf, hasOwnerReference, AlreadyOwnedError } from './owner-references.js';
-export { hasFinalizer, addFinalizer, removeFinalizer, isBeingDeleted } from './finalizers.js';
+export { hasFinalizer, addFinalizer, removeFinalizer, isBeingDeleted, ensureFinalizer, releaseFinalizer } from './finalizers.js';
 export {
   setStatusCondition,
   findStatusCondition,

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import { createClient, type Client } from '../client/client.js';
-import { ignoreNotFound, isNotFound } from '../client/errors.js';
+import { ignoreAlreadyExists, ignoreNotFound, isNotFound } from '../client/errors.js';
 import { EventsV1Event } from '../events/index.js';
 import { setControllerReference } from '../helpers/owner-references.js';
+import { ensureFinalizer, isBeingDeleted, releaseFinalizer } from '../helpers/finalizers.js';
 import { setStatusCondition } from '../helpers/conditions.js';
 import { createLogger, silentLogger } from '../log/index.js';
 import { Result, terminal, type ReconcileContext, type Request } from '../reconcile/index.js';
@@ -125,6 +126,46 @@ describe('manager + controller', () => {
       const reconciled = events.items.filter((e) => e.reason === 'Reconciled');
       expect(reconciled.map((e) => e.note)).toContain('size 3');
       expect(reconciled[0]).toMatchObject({ type: 'Normal', reportingController: 'guestbook-controller', regarding: { kind: 'Guestbook', name: 'one' } });
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('runs cleanup behind a finalizer before the object goes away', async () => {
+    const ns = await namespace('mgr-finalizer');
+    const finalizer = 'runtime.opgen.dev/cleanup';
+    const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns] });
+    mgr.controllerFor(Guestbook).complete({
+      async reconcile(req) {
+        let gb;
+        try {
+          gb = await mgr.client.get(Guestbook, req);
+        } catch (err) {
+          ignoreNotFound(err);
+          return Result.done();
+        }
+        if (isBeingDeleted(gb)) {
+          await mgr.client.delete(ConfigMap, { namespace: req.namespace, name: `${req.name}-external` }).catch(ignoreNotFound);
+          await releaseFinalizer(mgr.client, Guestbook, gb, finalizer);
+          return Result.done();
+        }
+        gb = await ensureFinalizer(mgr.client, Guestbook, gb, finalizer);
+        await mgr.client.create(ConfigMap, { metadata: { name: `${req.name}-external`, namespace: req.namespace } }).catch(ignoreAlreadyExists);
+        return Result.done();
+      },
+    });
+    const run = await running(mgr);
+    try {
+      await client.create(Guestbook, { metadata: { name: 'fin', namespace: ns }, spec: {} });
+      await eventually(async () => {
+        expect((await client.get(Guestbook, { namespace: ns, name: 'fin' })).metadata?.finalizers).toEqual([finalizer]);
+        await client.get(ConfigMap, { namespace: ns, name: 'fin-external' });
+      });
+      await client.delete(Guestbook, { namespace: ns, name: 'fin' });
+      await eventually(async () => {
+        expect(isNotFound(await client.get(Guestbook, { namespace: ns, name: 'fin' }).catch((e: unknown) => e))).toBe(true);
+        expect(isNotFound(await client.get(ConfigMap, { namespace: ns, name: 'fin-external' }).catch((e: unknown) => e))).toBe(true);
+      });
     } finally {
       await run.stop();
     }
@@ -280,7 +321,7 @@ describe('manager + controller', () => {
     expect(finished).toEqual(['slow']);
     expect(started).toEqual(['slow']);
     const working = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'working');
-    expect(working).toMatchObject({ level: 'info', controller: 'guestbook', namespace: ns, name: 'slow' });
+    expect(working).toMatchObject({ level: 'info', controller: 'guestbook', controllerGroup: 'runtime.opgen.dev', controllerKind: 'Guestbook', namespace: ns, name: 'slow' });
     expect(working?.reconcileID).toEqual(expect.any(String));
   });
 
