@@ -1,0 +1,60 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadTemplates, renderPartial, renderTemplates, templatesRoot, Tree } from './index.js';
+
+let root: string;
+beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'opgen-tpl-'))));
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
+function templateSets(): string[] {
+  return ['init', 'api/resource', 'api/controller'];
+}
+
+describe('templates/', () => {
+  it('has no template outside the known sets, so every template is exercised by the command tests', () => {
+    const top = readdirSync(templatesRoot).sort();
+    expect(top).toEqual(['_partials', 'api', 'init']);
+    expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
+  });
+
+  it.each(templateSets())('every template in %s declares its overwrite policy', (set) => {
+    const templates = loadTemplates(set);
+    expect(templates.length).toBeGreaterThan(0);
+    for (const t of templates) expect(['error', 'skip', 'overwrite']).toContain(t.ifExists);
+  });
+
+  it('user-owned files are never overwritten without --force', () => {
+    const policy = (set: string, source: string): string | undefined => loadTemplates(set).find((t) => t.source === source)?.ifExists;
+    expect(policy('init', 'src/main.ts.hbs')).toBe('error');
+    expect(policy('init', 'package.json.hbs')).toBe('error');
+    expect(policy('api/resource', '__apiDir__/__kindFile__-types.ts.hbs')).toBe('error');
+    expect(policy('api/controller', '__controllerDir__/__kindFile__-controller.ts.hbs')).toBe('error');
+    expect(policy('api/resource', 'config/rbac/__rolePrefix___admin_role.yaml.hbs')).toBe('overwrite');
+  });
+
+  it('fills path placeholders, turns __dot__ into a dot, and --force overrides ifExists=error', () => {
+    const tree = new Tree(root);
+    const data = { licenseApache: false, copyrightOwner: '', projectName: 'p', domain: 'd.io', repo: '', opgenVersion: '0.0.0', leaderElectionID: 'x.d.io', header: '' };
+    const written = renderTemplates(tree, 'init', { data });
+    expect(written).toContain('.gitignore');
+    expect(written).toContain('.dockerignore');
+    tree.write('src/main.ts', 'mine');
+    expect(() => renderTemplates(tree, 'init', { data: { ...data, projectName: 'q' } })).toThrow(/already exists/);
+    renderTemplates(tree, 'init', { data: { ...data, projectName: 'q' }, force: true });
+    expect(tree.read('src/main.ts')).toContain('createManager');
+  });
+
+  it('fails loudly when a template uses a value the command did not provide (strict mode)', () => {
+    const tree = new Tree(root);
+    expect(() => renderTemplates(tree, 'init', { data: { projectName: 'p' } })).toThrow(/not defined/);
+    expect(() => renderTemplates(tree, 'api/resource', { data: {}, placeholders: {} })).toThrow(/uses __apiDir__, which has no value/);
+  });
+
+  it('renders the license header only for apache2', () => {
+    expect(renderPartial('boilerplate', { licenseApache: true, copyrightOwner: 'Example Inc' })).toContain('Copyright Example Inc.\n\nLicensed under the Apache License, Version 2.0');
+    expect(renderPartial('boilerplate', { licenseApache: false, copyrightOwner: 'x' }).trim()).toBe('');
+  });
+});
