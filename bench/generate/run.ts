@@ -1,0 +1,201 @@
+// bench/generate: how fast `opgen generate` is on a large API, against the tools a user compares it with.
+// Generates an API of --kinds kinds × --fields spec fields twice — TypeScript types in a scaffolded opgen
+// project and the equivalent Go types — in a temp folder, then times (median of --runs, after one warm-up):
+//   opgen generate crd            in the project (the built CLI, bin/opgen.js)
+//   controller-gen crd            on the Go twin (.ci/controller-gen.sh's binary)
+//   tsc --noEmit                  on the same TypeScript files
+//   opgen generate --check        on the unchanged project (all generators)
+// and prints the medians and ratios. Targets (from issue 3): opgen no slower than tsc on the same files and
+// faster than controller-gen; --check well under a second.
+// Usage: npm run bench:generate -- --kinds 100 --fields 30 --runs 5 [--keep]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Handlebars from 'handlebars';
+import { parseAllDocuments } from 'yaml';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const templates = join(repo, 'bench', 'generate', 'templates');
+const opgenBin = join(repo, 'bin', 'opgen.js');
+const tscBin = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+const GROUP = 'bench.bench.opgen.dev';
+
+const { values } = parseArgs({
+  options: {
+    kinds: { type: 'string', default: '100' },
+    fields: { type: 'string', default: '30' },
+    runs: { type: 'string', default: '5' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const positive = (flag: string, v: string | undefined): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench:generate: --${flag} ${v} is not a positive whole number; pass e.g. --${flag} 5`);
+    process.exit(2);
+  }
+  return n;
+};
+const kinds = positive('kinds', values.kinds);
+const fieldCount = positive('fields', values.fields);
+const runs = positive('runs', values.runs);
+
+interface Field {
+  name: string;
+  goName: string;
+  doc: string;
+  markers: string[];
+  tsType: string;
+  goType: string;
+  optional: boolean;
+}
+
+/** Ten field shapes, cycled: validated strings and numbers, lists, maps, enums, structs, known types. */
+function field(i: number): Field {
+  const shape = i % 10;
+  const base = (name: string, doc: string, tsType: string, goType: string, markers: string[], optional = true): Field => ({
+    name: `${name}${i}`,
+    goName: `${name.charAt(0).toUpperCase()}${name.slice(1)}${i}`,
+    doc: `${name.charAt(0).toUpperCase()}${name.slice(1)}${i} ${doc}`,
+    markers,
+    tsType,
+    goType,
+    optional,
+  });
+  switch (shape) {
+    case 0: return base('name', 'is a DNS label.', 'string', 'string', ['+kubebuilder:validation:MinLength=1', '+kubebuilder:validation:MaxLength=63'], false);
+    case 1: return base('count', 'counts things.', 'int32', 'int32', ['+kubebuilder:validation:Minimum=0', '+kubebuilder:validation:Maximum=1000']);
+    case 2: return base('enabled', 'turns a feature on.', 'boolean', 'bool', []);
+    case 3: return base('tags', 'are free-form tags.', 'string[]', '[]string', ['+kubebuilder:validation:MaxItems=16', '+listType=set']);
+    case 4: return base('labels', 'are copied to children.', 'Record<string, string>', 'map[string]string', []);
+    case 5: return base('mode', 'selects the behaviour.', 'Mode', 'Mode', []);
+    case 6: return base('endpoint', 'is where to connect.', 'Endpoint', '*Endpoint', []);
+    case 7: return base('limit', 'caps the work.', 'int64', '*int64', ['+kubebuilder:default=5']);
+    case 8: return base('memory', 'is a resource quantity.', 'Quantity', '*resource.Quantity', []);
+    default: return base('since', 'is a timestamp.', 'Time', '*metav1.Time', []);
+  }
+}
+
+function render(template: string, context: object): string {
+  return Handlebars.compile(readFileSync(join(templates, template), 'utf8'), { noEscape: true })(context);
+}
+
+function run(cmd: string, args: string[], cwd: string): string {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** One warm-up run, then `runs` timed runs; returns milliseconds. */
+function time(label: string, cmd: string, args: string[], cwd: string): number[] {
+  run(cmd, args, cwd);
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    run(cmd, args, cwd);
+    out.push(performance.now() - t0);
+  }
+  process.stderr.write(`bench:generate: timed ${label}\n`);
+  return out;
+}
+
+function writeApi(project: string, goDir: string): void {
+  const fields = Array.from({ length: fieldCount }, (_, i) => field(i));
+  const tsTypes = new Set(fields.map((f) => f.tsType));
+  const runtimeImports = ['Condition', 'ListMeta', 'ObjectMeta', 'int64']
+    .concat(['int32', 'Quantity', 'Time'].filter((t) => tsTypes.has(t)))
+    .sort((a, b) => a.localeCompare(b));
+  const commonImports = ['Endpoint', 'Mode'].filter((t) => tsTypes.has(t)).join(', ');
+  const printField = fields.find((f) => f.tsType === 'Mode')?.name ?? fields[0]!.name;
+  const tsApi = join(project, 'src', 'api', 'v1');
+  const goApi = join(goDir, 'api', 'v1');
+  mkdirSync(goApi, { recursive: true });
+  writeFileSync(join(tsApi, 'common-types.ts'), render('common-types.ts.hbs', { group: GROUP }));
+  writeFileSync(join(goApi, 'common_types.go'), render('common_types.go.hbs', { group: GROUP }));
+  for (let k = 0; k < kinds; k++) {
+    const kind = `Kind${String(k).padStart(3, '0')}`;
+    const context = { kind, index: k, fields, printField, runtimeImports: runtimeImports.join(', '), commonImports, usesQuantity: tsTypes.has('Quantity') };
+    writeFileSync(join(tsApi, `${kind.toLowerCase()}-types.ts`), render('kind-types.ts.hbs', context));
+    writeFileSync(join(goApi, `${kind.toLowerCase()}_types.go`), render('kind_types.go.hbs', context));
+  }
+}
+
+/** Parsed CRDs by file name, without the generator's version annotation. */
+function crds(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+    const docs = parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((d) => d.toJS() as { metadata?: { annotations?: Record<string, string> } } | null);
+    for (const d of docs) if (d?.metadata) delete d.metadata.annotations;
+    out.set(file, JSON.stringify(docs.filter(Boolean)));
+  }
+  return out;
+}
+
+function main(): void {
+  const work = mkdtempSync(join(tmpdir(), 'opgen-bench-generate-'));
+  const project = join(work, 'project');
+  const goDir = join(work, 'go');
+  try {
+    const controllerGen = process.env.OPGEN_CONTROLLER_GEN ?? execFileSync('bash', [join(repo, '.ci', 'controller-gen.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    mkdirSync(project);
+    run(process.execPath, [opgenBin, 'init', '--domain', 'bench.opgen.dev', '--skip-install'], project);
+    run(process.execPath, [opgenBin, 'create', 'api', '--group', 'bench', '--version', 'v1', '--kind', 'Kind000', '--controller=false'], project);
+    // The repository's node_modules stands in for `npm install` (it holds @opgen/runtime and its types).
+    symlinkSync(join(repo, 'node_modules'), join(project, 'node_modules'), 'dir');
+    mkdirSync(goDir);
+    copyFileSync(join(repo, 'test', 'parity', 'go', 'go.mod'), join(goDir, 'go.mod'));
+    copyFileSync(join(repo, 'test', 'parity', 'go', 'go.sum'), join(goDir, 'go.sum'));
+    writeFileSync(join(goDir, 'go.mod'), readFileSync(join(goDir, 'go.mod'), 'utf8').replace(/^module .*$/m, 'module opgen.dev/bench'));
+    writeApi(project, goDir);
+    writeFileSync(join(project, 'tsconfig.bench.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, include: ['src/api/**/*.ts'] }, null, 2));
+    const tsFiles = readdirSync(join(project, 'src', 'api', 'v1')).length;
+    process.stderr.write(`bench:generate: ${kinds} kinds × ${fieldCount} fields in ${work} (${tsFiles} TypeScript files)\n`);
+
+    const opgen = time('opgen generate crd', process.execPath, [opgenBin, 'generate', 'crd'], project);
+    const cg = time('controller-gen crd', controllerGen, ['crd', 'paths=./...', 'output:crd:dir=out'], goDir);
+    const tsc = time('tsc --noEmit', process.execPath, [tscBin, '-p', 'tsconfig.bench.json'], project);
+    // --check needs every generator's files in place first; a failure is reported, not hidden.
+    let check: number[] | undefined;
+    let checkFailure = '';
+    try {
+      run(process.execPath, [opgenBin, 'generate'], project);
+      check = time('opgen generate --check', process.execPath, [opgenBin, 'generate', '--check'], project);
+    } catch (err) {
+      checkFailure = (err as Error).message.split('\n').slice(0, 3).join(' | ');
+    }
+
+    const ours = crds(join(project, 'config', 'crd', 'bases'));
+    const theirs = crds(join(goDir, 'out'));
+    const equal = [...theirs].filter(([file, text]) => ours.get(file) === text).length;
+
+    const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
+    const line = (label: string, xs: number[]) =>
+      console.log(`${label.padEnd(28)} median ${ms(median(xs))}   (min ${ms(Math.min(...xs))}, max ${ms(Math.max(...xs))})`);
+    console.log(`bench:generate — ${kinds} kinds × ${fieldCount} fields, median of ${runs} runs after one warm-up`);
+    line('opgen generate crd', opgen);
+    line('controller-gen crd', cg);
+    line('tsc --noEmit (same files)', tsc);
+    if (check) line('opgen generate --check', check);
+    else console.log(`${'opgen generate --check'.padEnd(28)} FAILED: ${checkFailure}`);
+    const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+    console.log(`opgen / tsc            = ${ratio(opgen, tsc)}   (target ≤ 1: ${median(opgen) <= median(tsc) ? 'met' : 'NOT met'})`);
+    console.log(`opgen / controller-gen = ${ratio(opgen, cg)}   (target < 1: ${median(opgen) < median(cg) ? 'met' : 'NOT met'})`);
+    if (check) console.log(`--check on an unchanged project: ${median(check).toFixed(0)} ms (target well under 1000 ms: ${median(check) < 1000 ? 'met' : 'NOT met'})`);
+    console.log(`CRDs: opgen ${ours.size}, controller-gen ${theirs.size}, equal once parsed ${equal}`);
+    if (checkFailure) process.exitCode = 1;
+  } finally {
+    if (values.keep) process.stderr.write(`bench:generate: kept ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main();
