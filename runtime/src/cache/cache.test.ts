@@ -7,7 +7,7 @@ import { createClient, type Client } from '../client/client.js';
 import { Transport } from '../client/internal/transport.js';
 import { isNotFound } from '../client/errors.js';
 import { createLogger, silentLogger } from '../log/index.js';
-import { Cache } from './cache.js';
+import { Cache, createCache } from './cache.js';
 
 let env: TestEnv;
 let client: Client;
@@ -75,7 +75,7 @@ describe('Cache', () => {
     await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-a' } });
     await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-c' } });
     const stop = new AbortController();
-    const cache = new Cache(new Transport(env.kubeConfig), { namespaces: ['cache-c'], log: silentLogger() });
+    const cache = createCache(env.kubeConfig, { namespaces: ['cache-c'] });
     cache.informerFor(ConfigMap);
     const running = cache.start(stop.signal);
     await cache.waitForSync(stop.signal);

@@ -4,8 +4,9 @@ import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
 import { ApiError } from '../client/errors.js';
 import type { ListOptions, ObjectKey, Reader } from '../client/client.js';
-import type { Transport } from '../client/internal/transport.js';
-import type { Logger } from '../log/index.js';
+import { Transport } from '../client/internal/transport.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { silentLogger, type Logger } from '../log/index.js';
 import { Informer, type InformerOptions } from './informer.js';
 
 export interface CacheOptions {
@@ -14,6 +15,11 @@ export interface CacheOptions {
   /** Applied to every object before it is stored. */
   transform?: (obj: KubeObject) => KubeObject;
   log: Logger;
+}
+
+/** A cache of its own (managers make one for you: `mgr.cache`). Start it with `cache.start(signal)`. */
+export function createCache(kubeConfig: KubeConfig, opts: Partial<CacheOptions> = {}): Cache {
+  return new Cache(new Transport(kubeConfig), { ...opts, log: opts.log ?? silentLogger() });
 }
 
 export function kindKey(kind: ResourceKind): string {
