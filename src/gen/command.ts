@@ -1,11 +1,13 @@
 // `opgen generate [crd|rbac|webhook]` and `opgen markers`. Every generator stages its files in a Tree;
 // nothing is written unless every generator succeeded, and `--check` compares instead of writing.
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import type { ApiFolder } from '../crd/generate.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
 import { Tree, commitTree } from '../scaffold/index.js';
+import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
 import { createGeneratorRegistry } from './registry.js';
 import { toYaml } from './yaml.js';
@@ -67,14 +69,24 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   if (!inProject && !o.paths) {
     throw new OpgenError('no PROJECT file here, so opgen does not know where the sources are', { flag: '--paths' }, 'run inside an opgen project, or pass --paths <dir|glob> (and --output-dir)');
   }
-  const { ts } = await import('ts-morph');
+  const scanned: Record<string, string[]> = {};
+  for (const target of targets) scanned[target] = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target));
+  const key = recordKey({ version: await opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject });
+  if (o.check) {
+    const record = readRecord(o.cwd);
+    const differences = record && compareWithRecord(record, key, scanned);
+    if (differences) return reportCheck(o.cwd, differences, out);
+  }
+
+  // require() rather than import(): Node then skips scanning the 9 MB CommonJS compiler for named exports.
+  const { ts } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
   const { registry, schemaMarkers } = createGeneratorRegistry();
   const errors: OpgenError[] = [];
   const sources = new SourceSet(ts, registry, o.cwd, errors);
   const outputs: { abs: string; content: string }[] = [];
 
   for (const target of targets) {
-    const files = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target)).map((f) => sources.load(f));
+    const files = scanned[target]!.map((f) => sources.load(f));
     const outDir = outputDirFor(o, targets, target);
     const packageMarkers: CollectedMarker[] = files.flatMap((f) => f.markers.package);
     if (target === 'crd') {
@@ -104,19 +116,29 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     tree.write(relative(root, file.abs), file.content);
   }
   if (o.check) {
-    const stale: string[] = [];
+    const differences: { path: string; kind: 'missing' | 'stale' }[] = [];
     for (const tree of trees.values()) {
-      for (const c of tree.changes()) {
-        const shown = relative(o.cwd, join(tree.root, c.path));
-        stale.push(`${c.kind === 'create' ? 'missing' : 'stale'}: ${shown}`);
-      }
+      for (const c of tree.changes()) differences.push({ path: join(tree.root, c.path), kind: c.kind === 'create' ? 'missing' : 'stale' });
     }
-    for (const line of stale) out(line);
-    if (stale.length > 0) out(`${stale.length} generated file${stale.length > 1 ? 's are' : ' is'} out of date: run opgen generate`);
-    return stale.length > 0 ? 1 : 0;
+    return reportCheck(o.cwd, differences, out);
   }
   for (const tree of trees.values()) commitTree(tree, { dryRun: o.dryRun, out });
+  if (!o.dryRun) {
+    writeRecord(o.cwd, {
+      key,
+      scanned,
+      inputs: Object.fromEntries(sources.files().map((f) => [f.abs, sha1(f.sf.text)])),
+      outputs: Object.fromEntries(outputs.map((f) => [f.abs, sha1(f.content)])),
+    });
+  }
   return 0;
+}
+
+function reportCheck(cwd: string, differences: { path: string; kind: 'missing' | 'stale' }[], out: (line: string) => void): number {
+  const lines = differences.map((d) => `${d.kind}: ${relative(cwd, d.path)}`).sort();
+  for (const line of lines) out(line);
+  if (lines.length > 0) out(`${lines.length} generated file${lines.length > 1 ? 's are' : ' is'} out of date: run opgen generate`);
+  return lines.length > 0 ? 1 : 0;
 }
 
 /** Groups loaded files by folder; a folder's package markers are those of all its files. */

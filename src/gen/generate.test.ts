@@ -101,6 +101,28 @@ describe('opgen generate on a project', () => {
     expect(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8')).toBe('edited\n');
   });
 
+  it('--check trusts the record of the last run only while the sources are unchanged', async () => {
+    const dir = copyFixture('generate/memcached');
+    mkdirSync(join(dir, 'node_modules'));
+    await run(dir);
+    expect(existsSync(join(dir, 'node_modules/.cache/opgen/generate.json'))).toBe(true);
+    expect(await run(dir, { check: true })).toEqual({ code: 0, lines: [] });
+    writeFileSync(join(dir, 'config/webhook/manifests.yaml'), 'edited\n');
+    rmSync(join(dir, 'config/rbac/role.yaml'));
+    expect(await run(dir, { check: true })).toEqual({
+      code: 1,
+      lines: ['missing: config/rbac/role.yaml', 'stale: config/webhook/manifests.yaml', '2 generated files are out of date: run opgen generate'],
+    });
+    // A changed source means the record proves nothing: the full run sees the new field.
+    await run(dir);
+    const types = join(dir, 'src/api/v1alpha1/memcached-types.ts');
+    writeFileSync(types, readFileSync(types, 'utf8').replace('  enabled?: boolean;', '  enabled?: boolean;\n  added?: string;'));
+    expect(await run(dir, { check: true })).toEqual({
+      code: 1,
+      lines: ['stale: config/crd/bases/cache.example.com_memcacheds.yaml', '1 generated file is out of date: run opgen generate'],
+    });
+  });
+
   it('--dry-run names the files and writes none; one target writes only its own file', async () => {
     const dir = copyFixture('generate/memcached');
     expect(await run(dir, { dryRun: true, targets: ['rbac'] })).toEqual({ code: 0, lines: ['CREATE config/rbac/role.yaml'] });

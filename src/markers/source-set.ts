@@ -26,7 +26,7 @@ export type Resolved =
   | { kind: 'unresolved'; reason: string };
 
 export class SourceSet {
-  private readonly files = new Map<string, LoadedFile>();
+  private readonly files_ = new Map<string, LoadedFile>();
 
   constructor(
     readonly ts: typeof TS,
@@ -36,8 +36,13 @@ export class SourceSet {
     readonly errors: OpgenError[],
   ) {}
 
+  /** Every file read so far (scanned or imported). */
+  files(): LoadedFile[] {
+    return [...this.files_.values()];
+  }
+
   load(abs: string): LoadedFile {
-    const existing = this.files.get(abs);
+    const existing = this.files_.get(abs);
     if (existing) return existing;
     const ts = this.ts;
     const text = readFileSync(abs, 'utf8');
@@ -62,7 +67,7 @@ export class SourceSet {
     }
     const markers = collectMarkers(ts, sf, display, this.registry, this.errors);
     const file: LoadedFile = { abs, display, sf, markers, declarations, imports };
-    this.files.set(abs, file);
+    this.files_.set(abs, file);
     return file;
   }
 

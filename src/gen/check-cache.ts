@@ -1,0 +1,78 @@
+// A record of the last `opgen generate`: the hash of every source it read and of every file it wrote.
+// `opgen generate --check` on an unchanged project compares hashes instead of regenerating, which keeps
+// it well under a second. Any doubt (other options, a changed or new source) falls back to a full run.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface CheckRecord {
+  key: string;
+  /** Source files each target scanned, per target, in order. */
+  scanned: Record<string, string[]>;
+  /** Every source read (scanned or imported) → sha1. */
+  inputs: Record<string, string>;
+  /** Every generated file → sha1 of its content. */
+  outputs: Record<string, string>;
+}
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+function cacheFile(cwd: string): string | undefined {
+  const modules = join(cwd, 'node_modules');
+  return existsSync(modules) ? join(modules, '.cache', 'opgen', 'generate.json') : undefined;
+}
+
+/** Identifies the generator build and the options, so a record is only trusted by the same run. */
+export function recordKey(parts: unknown): string {
+  const self = fileURLToPath(import.meta.url);
+  return sha1(JSON.stringify({ parts, build: statSync(self).mtimeMs }));
+}
+
+export function readRecord(cwd: string): CheckRecord | undefined {
+  const file = cacheFile(cwd);
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as CheckRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeRecord(cwd: string, record: CheckRecord): void {
+  const file = cacheFile(cwd);
+  if (!file) return;
+  try {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, JSON.stringify(record));
+  } catch {
+    // The record only speeds up --check; failing to keep it changes nothing else.
+  }
+}
+
+function hashOf(path: string): string | undefined {
+  try {
+    return sha1(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When the record still describes the sources, the outputs that differ from what the last run wrote
+ * (`missing`/`stale`); undefined when the sources changed and a full run must decide.
+ */
+export function compareWithRecord(record: CheckRecord, key: string, scanned: Record<string, string[]>): { path: string; kind: 'missing' | 'stale' }[] | undefined {
+  if (record.key !== key) return undefined;
+  if (JSON.stringify(record.scanned) !== JSON.stringify(scanned)) return undefined;
+  for (const [path, hash] of Object.entries(record.inputs)) if (hashOf(path) !== hash) return undefined;
+  const out: { path: string; kind: 'missing' | 'stale' }[] = [];
+  for (const [path, hash] of Object.entries(record.outputs)) {
+    const now = hashOf(path);
+    if (now === undefined) out.push({ path, kind: 'missing' });
+    else if (now !== hash) out.push({ path, kind: 'stale' });
+  }
+  return out;
+}
