@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestEnv, type TestEnv } from './index.js';
 import { processesMentioning } from './testdata/processes.js';
 
@@ -129,8 +129,20 @@ describe('startTestEnv lifecycle', () => {
     }
   });
 
-  it('stop() ends etcd and kube-apiserver and removes the temp folder', async () => {
-    const env = await startTestEnv();
+  it('stop() ends etcd and kube-apiserver and removes the temp folder (with logs attached)', async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(chunk.toString());
+      return true;
+    });
+    let env: TestEnv;
+    try {
+      env = await startTestEnv({ attachLogs: true });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.some((w) => w.startsWith('[etcd] '))).toBe(true);
+    expect(written.some((w) => w.startsWith('[kube-apiserver] '))).toBe(true);
     const folder = dirname(env.kubeconfigPath);
     const running = processesMentioning(folder);
     const commands = running.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).sort();

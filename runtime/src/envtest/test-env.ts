@@ -7,6 +7,7 @@ import { EarlyExitError, startControlPlane, type ControlPlane } from './internal
 import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
 import { readObjects } from './internal/manifests.js';
+import { releasePort } from './internal/ports.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
 import {
   installWebhookConfigurations, pickWebhookConfigurations, prepareWebhookServing, rewriteConversionWebhooks, type WebhookServing,
@@ -19,7 +20,10 @@ export interface TestEnvOptions {
   crdPaths?: string[];
   /** Mutating/ValidatingWebhookConfiguration manifests, rewritten to call `env.webhook`. */
   webhookPaths?: string[];
-  /** Copy etcd and kube-apiserver output to this process's stderr (it is always kept in the temp folder). */
+  /**
+   * Copy etcd and kube-apiserver output to this process's stderr (it is always kept in the temp
+   * folder). Default: KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true, as in envtest.
+   */
   attachLogs?: boolean;
   /** Folder holding kube-apiserver and etcd; defaults to $KUBEBUILDER_ASSETS. */
   binaryAssetsDirectory?: string;
@@ -66,8 +70,9 @@ function buildKubeConfig(plane: ControlPlane): KubeConfig {
 }
 
 /** Stops processes in reverse start order (kube-apiserver before etcd), then removes the folder. */
-async function tearDown(processes: Spawned[], dir: string, reaper: Reaper, stopTimeoutMs: number): Promise<void> {
+async function tearDown(processes: Spawned[], ports: number[], dir: string, reaper: Reaper, stopTimeoutMs: number): Promise<void> {
   for (const p of [...processes].reverse()) await p.stop(stopTimeoutMs);
+  ports.forEach(releasePort);
   rmSync(dir, { recursive: true, force: true });
   untrackFolder(dir);
   reaper.dismiss();
@@ -77,6 +82,8 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   const binaries = findBinaries(opts.binaryAssetsDirectory);
   const startTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT', 60_000);
   const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
+  // envtest's switch for the same thing, so kubebuilder users' CI settings carry over.
+  const attachLogs = opts.attachLogs ?? process.env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT === 'true';
   // Read manifests before starting anything, so a bad path fails fast.
   const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
   const webhookConfigs = pickWebhookConfigurations(readObjects(opts.webhookPaths ?? [], 'webhookPaths'));
@@ -85,13 +92,14 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   trackFolder(dir);
   const reaper = new Reaper(dir);
   const processes: Spawned[] = [];
+  const ports: number[] = [];
   let plane: ControlPlane | undefined;
   try {
     plane = await startControlPlane({
-      binaries, dir, reaper, startTimeoutMs, attachLogs: opts.attachLogs ?? false,
+      binaries, dir, reaper, ports, startTimeoutMs, attachLogs,
       onSpawn: (p) => processes.push(p),
     });
-    const webhook = await prepareWebhookServing(dir);
+    const webhook = await prepareWebhookServing(dir, ports);
     rewriteConversionWebhooks(crds.map(({ crd }) => crd), webhook);
     const installed = await installCrds(plane.client, crds, startTimeoutMs);
     await installWebhookConfigurations(plane.client, webhookConfigs, webhook, startTimeoutMs);
@@ -108,14 +116,14 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
       stop: () => {
         stopping ??= (async () => {
           client.close();
-          await tearDown(processes, dir, reaper, stopTimeoutMs);
+          await tearDown(processes, ports, dir, reaper, stopTimeoutMs);
         })();
         return stopping;
       },
     };
   } catch (err) {
     plane?.client.close();
-    await tearDown(processes, dir, reaper, stopTimeoutMs);
+    await tearDown(processes, ports, dir, reaper, stopTimeoutMs);
     throw err;
   }
 }

@@ -27,6 +27,8 @@ export interface ControlPlaneOptions {
   attachLogs: boolean;
   startTimeoutMs: number;
   reaper: Reaper;
+  /** Ports reserved for this environment are added here, to be released when it stops. */
+  ports: number[];
   /** Every spawned process is reported here at once, so the caller can stop it even if start fails. */
   onSpawn: (p: Spawned) => void;
 }
@@ -66,7 +68,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   mkdirSync(pki, { recursive: true });
   const file = (name: string, content: string) => { const p = join(pki, name); writeFileSync(p, content, { mode: 0o600 }); return p; };
 
-  const [etcdClientPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const [etcdClientPort, etcdPeerPort, apiPort] = [await freePort(opts.ports), await freePort(opts.ports), await freePort(opts.ports)];
   const server = `https://${LOOPBACK}:${apiPort}`;
 
   const servingCa = TinyCa.create('opgen-envtest-serving-ca');

@@ -22,7 +22,7 @@ function manifestFiles(path: string, option: string): string[] {
   try {
     stats = statSync(path);
   } catch {
-    throw new Error(`envtest: ${option} entry ${path} does not exist; pass existing files or folders (paths are relative to ${process.cwd()})`);
+    throw new Error(`envtest: ${option} entry ${path} does not exist; pass existing files or folders (paths are relative to ${process.cwd()}; in an opgen project, \`opgen generate\` writes the CRDs to config/crd/bases)`);
   }
   if (stats.isFile()) return [path];
   return readdirSync(path)

@@ -1,7 +1,7 @@
 // Free loopback ports. Asking the kernel for port 0 and closing the socket races with other
 // processes doing the same (controller-runtime#1612), so each port handed out is also reserved
 // for a while with an exclusively-created marker file that other opgen test processes respect.
-import { mkdirSync, openSync, closeSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,10 +41,19 @@ function reserve(port: number): boolean {
   }
 }
 
-export async function freePort(): Promise<number> {
+/** A free port on 127.0.0.1, reserved until releasePort; also recorded in `taken` for the caller's clean-up. */
+export async function freePort(taken: number[]): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = await kernelPort();
-    if (port > 0 && reserve(port)) return port;
+    if (port > 0 && reserve(port)) {
+      taken.push(port);
+      return port;
+    }
   }
   throw new Error(`envtest: could not reserve a free port on ${LOOPBACK} after 100 tries`);
+}
+
+/** Once the server holding `port` has stopped, another environment may take it at once. */
+export function releasePort(port: number): void {
+  rmSync(join(reservations, String(port)), { force: true });
 }

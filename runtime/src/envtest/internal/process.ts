@@ -66,12 +66,14 @@ export function spawnGroup(name: string, binary: string, args: string[], opts: S
   if (opts.attachLogs) {
     // Mirror to this process's stderr and keep the log file complete for error messages.
     const mirror = (chunk: Buffer) => {
-      process.stderr.write(`[${name}] ${chunk.toString()}`);
+      process.stderr.write(chunk.toString().replace(/^(?=.)/gm, `[${name}] `));
       const fd = openSync(opts.logPath, 'a');
       try { writeSync(fd, chunk); } finally { closeSync(fd); }
     };
     child.stdout?.on('data', mirror);
     child.stderr?.on('data', mirror);
+    // Like the child itself, its pipes must not keep a finished test process alive.
+    for (const pipe of [child.stdout, child.stderr]) (pipe as unknown as { unref?: () => void } | null)?.unref?.();
   }
   const pgid = child.pid;
   let exitedFlag = false;

@@ -28,14 +28,14 @@ const KINDS: Record<string, string> = {
   ValidatingWebhookConfiguration: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
 };
 
-export async function prepareWebhookServing(dir: string): Promise<WebhookServing> {
+export async function prepareWebhookServing(dir: string, ports: number[]): Promise<WebhookServing> {
   const ca = TinyCa.create('opgen-envtest-webhook-ca');
   const serving = ca.issue({ commonName: 'localhost', hosts: ['localhost', LOOPBACK], usage: 'server' });
   const certDir = join(dir, 'webhook-certs');
   mkdirSync(certDir, { recursive: true });
   writeFileSync(join(certDir, 'tls.crt'), serving.certPem);
   writeFileSync(join(certDir, 'tls.key'), serving.keyPem, { mode: 0o600 });
-  return { host: LOOPBACK, port: await freePort(), certDir, caData: ca.certPem };
+  return { host: LOOPBACK, port: await freePort(ports), certDir, caData: ca.certPem };
 }
 
 /** Points a service reference (or a URL) at the local webhook server, keeping the request path. */
