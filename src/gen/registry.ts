@@ -14,5 +14,9 @@ export function createGeneratorRegistry(): GeneratorRegistry {
   const schemaMarkers = registerCrdMarkers(registry);
   registerRbacMarkers(registry);
   registerWebhookMarkers(registry);
+  // Insertion points the scaffolder writes into sources (and kubebuilder's, for projects ported from Go).
+  for (const name of ['opgen:scaffold', 'kubebuilder:scaffold']) {
+    registry.define({ name, targets: ['package', 'type', 'field'], shape: 'anchor', help: 'an insertion point for `opgen create`; generators ignore it' });
+  }
   return { registry, schemaMarkers };
 }

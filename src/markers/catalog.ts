@@ -8,6 +8,8 @@ function usage(def: MarkerDefinition): string {
       return `+${def.name}`;
     case 'value':
       return `+${def.name}=<${describeArgType(def.value!)}>`;
+    case 'anchor':
+      return `+${def.name}:<name>`;
     case 'struct':
       return `+${def.name}:${(def.args ?? []).map((a) => (a.optional ? `[${a.name}=…]` : `${a.name}=…`)).join(',')}`;
   }

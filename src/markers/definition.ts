@@ -30,9 +30,10 @@ export interface MarkerDefinition {
   targets: readonly Target[];
   /**
    * `flag`: written bare (`+optional`); `value`: one anonymous value (`+groupName=x`);
-   * `struct`: named arguments (`+kubebuilder:printcolumn:name=...,type=...`).
+   * `struct`: named arguments (`+kubebuilder:printcolumn:name=...,type=...`);
+   * `anchor`: a name segment after the marker (`+opgen:scaffold:imports`), read as a string.
    */
-  shape: 'flag' | 'value' | 'struct';
+  shape: 'flag' | 'value' | 'struct' | 'anchor';
   /** For `value` markers: the value's type. */
   value?: ArgType;
   /** For `struct` markers. */

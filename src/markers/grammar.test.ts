@@ -86,3 +86,10 @@ describe('marker grammar', () => {
     expect(registry.diagnoseUnknown('genclient').owned).toBe(false);
   });
 });
+
+describe('scaffold insertion points', () => {
+  it('reads +opgen:scaffold:<name> as a known marker, so generators do not call it a typo', () => {
+    expect(parse('opgen:scaffold:controllers')).toBe('controllers');
+    expect(parse('kubebuilder:scaffold:imports')).toBe('imports');
+  });
+});

@@ -44,6 +44,9 @@ export function splitMarker(text: string, lookup: (name: string) => MarkerDefini
     // `+kubebuilder:printcolumn:name="Age",type=date`: the dropped segment is the first argument.
     return { definition: parent, args: text.slice(colon + 1), argsOffset: colon + 1, hasArgs: true };
   }
+  if (parent.shape === 'anchor') {
+    return { definition: parent, args: text.slice(colon + 1), argsOffset: colon + 1, hasArgs: true };
+  }
   if (parent.shape === 'value' && head.slice(colon + 1) === '' && eq >= 0) {
     // `+kubebuilder:default:={}`
     return { definition: parent, args: text.slice(eq + 1), argsOffset: eq + 1, hasArgs: true };
@@ -59,6 +62,9 @@ export function parseArguments(split: SplitMarker): unknown {
     case 'flag':
       if (split.hasArgs) throw new MarkerSyntaxError(`+${def.name} takes no arguments`, split.argsOffset - 1, `write +${def.name}`);
       return true;
+    case 'anchor':
+      if (!split.hasArgs || split.args.trim() === '') throw new MarkerSyntaxError(`+${def.name} needs a name`, 0, `write +${def.name}:<name>`);
+      return split.args.trim();
     case 'value': {
       const type = def.value!;
       if (!split.hasArgs || s.atEnd()) {
