@@ -18,6 +18,7 @@ export interface EventRecorder {
 
 /** events.k8s.io/v1 Event. */
 export interface EventsV1Event {
+  series?: { count: number; lastObservedTime: MicroTime };
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
@@ -47,35 +48,81 @@ export interface EventRecorderOptions {
   track?: (p: Promise<unknown>) => void;
 }
 
+// The same event about the same object within this window becomes one Event with a growing
+// `series.count` (as client-go's events broadcaster does) instead of a new object each time.
+const seriesWindowMs = 6 * 60_000;
+const maxTrackedSeries = 4096;
+
+interface Series {
+  name: string;
+  namespace: string;
+  count: number;
+  firstSeen: number;
+  /** The previous write; the next one waits for it so the Event exists before it is patched. */
+  last: Promise<boolean>;
+}
+
 export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
   const instance = `${opts.name}-${hostname()}`.slice(0, 128);
+  const series = new Map<string, Series>();
   return {
     event(obj, type, reason, note, action) {
       const meta = obj.metadata ?? {};
       const namespace = meta.namespace || opts.defaultNamespace || 'default';
-      const event: EventsV1Event = {
-        apiVersion: EventsV1Event.apiVersion,
-        kind: 'Event',
-        metadata: { name: `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`, namespace },
-        eventTime: microTime(new Date()),
-        type,
-        reason,
-        action: action ?? reason,
-        note: truncate(note),
-        regarding: {
-          apiVersion: obj.apiVersion,
-          kind: obj.kind,
-          name: meta.name,
-          namespace: meta.namespace,
-          uid: meta.uid,
-          resourceVersion: meta.resourceVersion,
-        },
-        reportingController: opts.name,
-        reportingInstance: instance,
-      };
-      const write = opts.writer.create(EventsV1Event, event).catch((err: unknown) => {
-        opts.log.error('could not record event', err, { reason, regarding: `${meta.namespace ?? ''}/${meta.name ?? ''}` });
-      });
+      const text = truncate(note);
+      const key = JSON.stringify([meta.uid ?? `${meta.namespace}/${meta.name}`, obj.kind, type, reason, action ?? reason, text]);
+      const now = Date.now();
+      const seen = series.get(key);
+      let write: Promise<boolean>;
+      if (seen && now - seen.firstSeen < seriesWindowMs) {
+        seen.count++;
+        const count = seen.count;
+        write = seen.last.then((created) => {
+          if (!created) return false;
+          const body = { series: { count, lastObservedTime: microTime(new Date()) } };
+          return opts.writer.patch(EventsV1Event, { namespace: seen.namespace, name: seen.name }, { type: 'merge', body }).then(
+            () => true,
+            (err: unknown) => {
+              opts.log.error('could not update event series', err, { reason, regarding: `${meta.namespace ?? ''}/${meta.name ?? ''}` });
+              return false;
+            },
+          );
+        });
+        seen.last = write;
+      } else {
+        const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
+        const event: EventsV1Event = {
+          apiVersion: EventsV1Event.apiVersion,
+          kind: 'Event',
+          metadata: { name, namespace },
+          eventTime: microTime(new Date(now)),
+          type,
+          reason,
+          action: action ?? reason,
+          note: text,
+          regarding: {
+            apiVersion: obj.apiVersion,
+            kind: obj.kind,
+            name: meta.name,
+            namespace: meta.namespace,
+            uid: meta.uid,
+            resourceVersion: meta.resourceVersion,
+          },
+          reportingController: opts.name,
+          reportingInstance: instance,
+        };
+        write = opts.writer.create(EventsV1Event, event).then(
+          () => true,
+          (err: unknown) => {
+            opts.log.error('could not record event', err, { reason, regarding: `${meta.namespace ?? ''}/${meta.name ?? ''}` });
+            return false;
+          },
+        );
+        series.delete(key);
+        series.set(key, { name, namespace, count: 1, firstSeen: now, last: write });
+        // Forget the oldest series so a long-running operator does not grow without bound.
+        if (series.size > maxTrackedSeries) series.delete(series.keys().next().value as string);
+      }
       opts.track?.(write);
     },
   };
