@@ -194,7 +194,8 @@ describe('manager + controller', () => {
       const gaps = t.slice(1).map((x, i) => x - t[i]!);
       // controller-runtime's per-item backoff: 5, 10, 20, 40, 80, 160 ms (timers never fire early by more than a tick).
       gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(5 * 2 ** i - 2));
-      expect(gaps[5]!).toBeGreaterThan(gaps[1]! * 4);
+      // And they grow: the first waits are short next to the last (loose enough for a busy machine).
+      expect(Math.min(gaps[0]!, gaps[1]!)).toBeLessThan(gaps[5]! / 2);
 
       await eventually(() => expect(attempts.get('periodic')).toHaveLength(3));
       const p = attempts.get('periodic')!;
