@@ -13,14 +13,16 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 
 const KUBERNETES_VERSION = '1.36.3';
 const STAGING_VERSION = `v0.${KUBERNETES_VERSION.slice(2)}`;
-// Run from the repository root (npm scripts do); the compiled copy lives elsewhere.
+// Run from the repository root (npm scripts and vitest do); the compiled copy lives elsewhere.
 const repoRoot = process.cwd();
-const outFile = join(repoRoot, 'data', 'kubernetes-models.json');
+/** Where the data ships. */
+export const kubernetesDataFile = join(repoRoot, 'data', 'kubernetes-models.json');
 
 type Schema = Record<string, unknown>;
 
@@ -143,7 +145,8 @@ class SchemaTable {
   }
 }
 
-function main(): void {
+/** Writes the data file to `outFile` (by default the shipped one); test/parity checks it is current. */
+export function generateKubernetesData(outFile = kubernetesDataFile): void {
   const controllerGen = process.env.OPGEN_CONTROLLER_GEN ?? run('bash', [join(repoRoot, '.ci', 'controller-gen.sh')], repoRoot).trim();
   const models = goModels(openApiDefinitions());
   const work = mkdtempSync(join(tmpdir(), 'opgen-kubernetes-models-'));
@@ -169,7 +172,7 @@ function main(): void {
     const body =
       `{"kubernetes":"v${KUBERNETES_VERSION}","controllerGen":"${run(controllerGen, ['--version'], work).trim().replace(/^Version: /, '')}",\n` +
       `"models":${JSON.stringify(index)},\n"schemas":[\n${table.nodes.join(',\n')}\n]}\n`;
-    mkdirSync(join(repoRoot, 'data'), { recursive: true });
+    mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, body);
     process.stderr.write(`kubernetes-data: wrote ${outFile} (${models.length} models, ${table.nodes.length} schema nodes, ${body.length} bytes)\n`);
   } finally {
@@ -177,4 +180,4 @@ function main(): void {
   }
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) generateKubernetesData();
