@@ -22,6 +22,16 @@ export function createCache(kubeConfig: KubeConfig, opts: Partial<CacheOptions> 
   return new Cache(new Transport(kubeConfig), { ...opts, log: opts.log ?? silentLogger() });
 }
 
+/**
+ * A cacheTransform that drops metadata.managedFields: server-side apply bookkeeping that most
+ * controllers never read and that is often the largest part of a cached object (controller-runtime
+ * offers the same as cache.TransformStripManagedFields).
+ */
+export function stripManagedFields(obj: KubeObject): KubeObject {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
+}
+
 export function kindKey(kind: ResourceKind): string {
   return `${kind.group}/${kind.version}/${kind.kind}`;
 }
