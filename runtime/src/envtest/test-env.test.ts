@@ -1,5 +1,5 @@
 // Runs against real etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS, set by test/global-setup.ts).
-import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -108,6 +108,31 @@ describe('startTestEnv with CRDs', () => {
     expect(events).toEqual(['ADDED watched', 'MODIFIED watched', 'DELETED watched']);
   });
 
+  it('adds users whose rights come from RBAC alone', async () => {
+    const jane = env.addUser({ name: 'jane', groups: ['testers'] }).makeApiClient(CoreV1Api);
+    const denied = await apiError(jane.listNamespacedConfigMap({ namespace: 'default' }));
+    expect(denied.code).toBe(403);
+    expect(denied.message).toBe('configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "default"');
+
+    // Not the built-in 'view': its rules are aggregated by kube-controller-manager, which envtest does not run.
+    const rbac = env.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    await rbac.createClusterRole({ body: {
+      metadata: { name: 'configmap-reader' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
+    } });
+    await rbac.createClusterRoleBinding({ body: {
+      metadata: { name: 'testers-read-configmaps' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'configmap-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'testers' }],
+    } });
+    // The authorizer sees new bindings through an informer: allow it a moment.
+    let listed: unknown;
+    for (let i = 0; i < 50 && !listed; i++) {
+      listed = await jane.listNamespacedConfigMap({ namespace: 'default' }).catch(() => new Promise((r) => setTimeout(() => r(undefined), 100)));
+    }
+    expect(listed).toHaveProperty('items');
+  });
+
   it('writes a kubeconfig file that kubectl can use', () => {
     const out = execFileSync('kubectl', ['--kubeconfig', env.kubeconfigPath, 'get', 'widgets.test.opgen.dev', 'good', '-n', 'default', '-o', 'jsonpath={.spec.size}'], { encoding: 'utf8' });
     expect(out).toBe('3');
@@ -131,28 +156,29 @@ describe('startTestEnv lifecycle', () => {
 
   it('stop() ends etcd and kube-apiserver and removes the temp folder (with logs attached)', async () => {
     const written: string[] = [];
+    // Captured for the whole test so the servers' logs do not flood the test output.
     const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(chunk.toString());
       return true;
     });
-    let env: TestEnv;
     try {
-      env = await startTestEnv({ attachLogs: true });
+      const env = await startTestEnv({ attachLogs: true });
+      expect(written.some((w) => w.startsWith('[etcd] '))).toBe(true);
+      expect(written.some((w) => w.startsWith('[kube-apiserver] '))).toBe(true);
+
+      const folder = dirname(env.kubeconfigPath);
+      const running = processesMentioning(folder);
+      const commands = running.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).sort();
+      expect(commands).toEqual(['etcd', 'kube-apiserver']);
+      expect(existsSync(join(folder, 'kubeconfig'))).toBe(true);
+
+      await env.stop();
+      expect(processesMentioning(folder)).toEqual([]);
+      for (const pid of running) expect(existsSync(`/proc/${pid}`)).toBe(false);
+      expect(existsSync(folder)).toBe(false);
+      await env.stop(); // a second stop is a no-op
     } finally {
       spy.mockRestore();
     }
-    expect(written.some((w) => w.startsWith('[etcd] '))).toBe(true);
-    expect(written.some((w) => w.startsWith('[kube-apiserver] '))).toBe(true);
-    const folder = dirname(env.kubeconfigPath);
-    const running = processesMentioning(folder);
-    const commands = running.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).sort();
-    expect(commands).toEqual(['etcd', 'kube-apiserver']);
-    expect(existsSync(join(folder, 'kubeconfig'))).toBe(true);
-
-    await env.stop();
-    expect(processesMentioning(folder)).toEqual([]);
-    for (const pid of running) expect(existsSync(`/proc/${pid}`)).toBe(false);
-    expect(existsSync(folder)).toBe(false);
-    await env.stop(); // a second stop is a no-op
   });
 });

@@ -8,6 +8,7 @@ import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
 import { readObjects } from './internal/manifests.js';
 import { releasePort } from './internal/ports.js';
+import type { KeyPairPem } from './internal/tiny-ca.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
 import {
   installWebhookConfigurations, pickWebhookConfigurations, prepareWebhookServing, rewriteConversionWebhooks, type WebhookServing,
@@ -50,6 +51,11 @@ export interface TestEnv {
    * etcd and its data stay. For tests of watch resumption and reconnects.
    */
   restartApiServer(): Promise<void>;
+  /**
+   * Credentials for another user, authenticated by a client certificate with CN=name and O=groups,
+   * like envtest's AddUser: for testing what RBAC (e.g. the generated role) allows.
+   */
+  addUser(user: { name: string; groups?: string[] }): KubeConfig;
   /** Stops kube-apiserver, then etcd, and removes the temp folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -57,12 +63,12 @@ export interface TestEnv {
 const CONTEXT = 'envtest';
 const START_ATTEMPTS = 3;
 
-function buildKubeConfig(plane: ControlPlane): KubeConfig {
+function buildKubeConfig(plane: ControlPlane, user: KeyPairPem): KubeConfig {
   const b64 = (pem: string) => Buffer.from(pem).toString('base64');
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: CONTEXT, server: plane.server, caData: b64(plane.servingCaPem), skipTLSVerify: false }],
-    users: [{ name: CONTEXT, certData: b64(plane.admin.certPem), keyData: b64(plane.admin.keyPem) }],
+    users: [{ name: CONTEXT, certData: b64(user.certPem), keyData: b64(user.keyPem) }],
     contexts: [{ name: CONTEXT, cluster: CONTEXT, user: CONTEXT }],
     currentContext: CONTEXT,
   });
@@ -103,7 +109,8 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
     rewriteConversionWebhooks(crds.map(({ crd }) => crd), webhook);
     const installed = await installCrds(plane.client, crds, startTimeoutMs);
     await installWebhookConfigurations(plane.client, webhookConfigs, webhook, startTimeoutMs);
-    const kubeConfig = buildKubeConfig(plane);
+    const kubeConfig = buildKubeConfig(plane, plane.admin);
+    const controlPlane = plane;
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
 
@@ -112,6 +119,8 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
     const started = plane;
     return {
       kubeConfig, kubeconfigPath, server: plane.server, caData: plane.servingCaPem, crds: installed, webhook,
+      addUser: ({ name, groups = [] }) =>
+        buildKubeConfig(controlPlane, controlPlane.clientCa.issue({ commonName: name, organizations: groups, usage: 'client' })),
       restartApiServer: () => started.restartApiServer(stopTimeoutMs),
       stop: () => {
         stopping ??= (async () => {
