@@ -35,8 +35,14 @@ const fixtures: { fixture: string; target: Target; files: string[]; covers: stri
   {
     fixture: 'basics',
     target: 'crd',
-    files: ['basics.parity.opgen.dev_speedpolicies.yaml', 'basics.parity.opgen.dev_widgets.yaml'],
-    covers: 'types, descriptions, required/optional, known types, resource/subresource/printcolumn/selectablefield/metadata markers',
+    files: [
+      'basics.parity.opgen.dev_cactuses.yaml',
+      'basics.parity.opgen.dev_octupuses.yaml',
+      'basics.parity.opgen.dev_salespeople.yaml',
+      'basics.parity.opgen.dev_speedpolicies.yaml',
+      'basics.parity.opgen.dev_widgets.yaml',
+    ],
+    covers: 'types, descriptions, required/optional, extends, known types, flect plurals, resource/subresource/printcolumn/selectablefield/metadata markers',
   },
   {
     fixture: 'validation',
