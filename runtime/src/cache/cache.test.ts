@@ -7,7 +7,7 @@ import { createClient, type Client } from '../client/client.js';
 import { Transport } from '../client/internal/transport.js';
 import { isNotFound } from '../client/errors.js';
 import { createLogger, silentLogger } from '../log/index.js';
-import { Cache, createCache } from './cache.js';
+import { Cache, createCache, stripManagedFields } from './cache.js';
 
 let env: TestEnv;
 let client: Client;
@@ -75,13 +75,16 @@ describe('Cache', () => {
     await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-a' } });
     await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-c' } });
     const stop = new AbortController();
-    const cache = createCache(env.kubeConfig, { namespaces: ['cache-c'] });
+    const cache = createCache(env.kubeConfig, { namespaces: ['cache-c'], transform: stripManagedFields });
     cache.informerFor(ConfigMap);
     const running = cache.start(stop.signal);
     await cache.waitForSync(stop.signal);
     const all = await cache.list(ConfigMap);
     expect(new Set(all.items.map((c) => c.metadata?.namespace))).toEqual(new Set(['cache-c']));
     await expect(cache.get(ConfigMap, { namespace: 'cache-a', name: 'scoped' })).rejects.toThrow(/restricted to namespaces cache-c/);
+    // The transform ran on what was stored: the server keeps managedFields, the cache does not.
+    expect((await client.get(ConfigMap, { namespace: 'cache-c', name: 'scoped' })).metadata?.managedFields).toBeDefined();
+    expect((await cache.get(ConfigMap, { namespace: 'cache-c', name: 'scoped' })).metadata?.managedFields).toBeUndefined();
     stop.abort();
     await running;
   });
