@@ -209,6 +209,14 @@ export class SchemaBuilder {
         }
       }
     }
+    if (schema['x-kubernetes-embedded-resource'] && schema.additionalProperties !== undefined) {
+      report(
+        at(['kubebuilder:validation:XEmbeddedResource', 'kubebuilder:validation:EmbeddedResource']),
+        'an embedded resource cannot be a map (the API server forbids additionalProperties with x-kubernetes-embedded-resource)',
+        'type the field as RawExtension from @opgen/runtime, or as an interface with apiVersion, kind and metadata',
+      );
+    }
+    this.checkRulePaths(schema, markers, report);
     for (const [key, names] of [
       ['default', ['kubebuilder:default', 'default']],
       ['example', ['kubebuilder:example']],
@@ -219,6 +227,17 @@ export class SchemaBuilder {
       delete probe.default;
       const problem = validateValue(value, probe);
       if (problem) report(at([...names]), `the ${key} does not validate against the field's own schema: ${problem}`, `change the ${key} or the field's validation markers`);
+    }
+  }
+
+  /** Each CEL rule's fieldPath must name a field of the schema the rule sits on, as the API server requires. */
+  private checkRulePaths(schema: JSONSchemaProps, markers: CollectedMarker[], report: (m: CollectedMarker | undefined, message: string, fix: string) => void): void {
+    for (const m of markers) {
+      if (m.definition.name !== 'kubebuilder:validation:XValidation') continue;
+      const fieldPath = (m.value as { fieldPath?: string }).fieldPath;
+      if (fieldPath === undefined || fieldPath === '') continue;
+      const problem = fieldPathProblem(schema, fieldPath);
+      if (problem) report(m, `fieldPath "${fieldPath}" ${problem}`, `name a field below this one, e.g. ${Object.keys(schema.properties ?? {}).slice(0, 1).map((k) => `.${k}`)[0] ?? '.field'}`);
     }
   }
 
@@ -468,7 +487,11 @@ export class SchemaBuilder {
     }
     const info = file.markers.declarations.get(decl);
     if (info?.description) schema.description = info.description;
-    this.applyMarkers(schema, (info?.markers ?? []).filter((m) => m.definition.targets.includes('type')), {}, path);
+    const typeMarkers = (info?.markers ?? []).filter((m) => m.definition.targets.includes('type'));
+    this.applyMarkers(schema, typeMarkers, {}, path);
+    this.checkRulePaths(schema, typeMarkers, (m, message, fix) => {
+      this.errors.push(new OpgenError(`${decl.name.text}: ${message}`, m ? m.where : positionOf(file, decl.name), fix));
+    });
     this.named.set(decl, schema);
     return schema;
   }
@@ -490,6 +513,28 @@ export class SchemaBuilder {
     if (types.size > 1) return this.fail(file, decl, path, `enum ${decl.name.text} mixes strings and numbers`, 'use one kind of value');
     return { enum: values, type: types.has('string') ? 'string' : 'integer' };
   }
+}
+
+/** Why `fieldPath` (`.a.b`, `['a']`, `[0]`) does not name a field of `schema`, or undefined when it does. */
+function fieldPathProblem(schema: JSONSchemaProps, fieldPath: string): string | undefined {
+  let node: JSONSchemaProps | undefined = schema;
+  let rest = fieldPath;
+  if (!rest.startsWith('.') && !rest.startsWith('[')) return 'must start with . or [';
+  while (rest !== '') {
+    const m = /^\.([A-Za-z_][A-Za-z0-9_]*)|^\['((?:[^'\\]|\\.)*)'\]|^\[([0-9]+)\]/.exec(rest);
+    if (!m || !node) return 'is not a valid path';
+    rest = rest.slice(m[0].length);
+    if (m[3] !== undefined) {
+      if (node.type !== 'array' || !node.items) return `indexes into ${node.type ?? 'an untyped value'}, not an array`;
+      node = node.items;
+      continue;
+    }
+    const name = m[1] ?? m[2]!;
+    const next: JSONSchemaProps | undefined = node.properties?.[name] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    if (!next) return `does not name a field: there is no ${name} here`;
+    node = next;
+  }
+  return undefined;
 }
 
 function propertyName(ts: typeof TS, name: TS.PropertyName): string | undefined {

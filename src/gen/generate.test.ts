@@ -206,6 +206,11 @@ describe('opgen generate refuses bad input with one line per problem and writes 
       'multi-version-no-storage',
       'src/api/v1/types.ts:8:18: error: Widget: has 2 versions (v1, v2) and none is the storage version (add +kubebuilder:storageversion to exactly one of them)',
     ],
+    [
+      'embedded-map',
+      'src/api/v1/types.ts:4:6: error: Widget.spec.object: an embedded resource cannot be a map (the API server forbids additionalProperties with x-kubernetes-embedded-resource) (type the field as RawExtension from @opgen/runtime, or as an interface with apiVersion, kind and metadata)',
+    ],
+    ['bad-field-path', 'src/api/v1/types.ts:8:6: error: Widget.spec.limits: fieldPath ".maximum" does not name a field: there is no maximum here (name a field below this one, e.g. .max)'],
   ];
 
   it.each(cases)('%s', async (name, expected) => {
