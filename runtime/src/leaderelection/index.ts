@@ -6,14 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { type Logger, silentLogger } from '../log/index.js';
 import { type Lease, LeaseClient, LeaseRequestError, type LeaseSpec, microTime } from './internal/lease-client.js';
 
-/** What leader election writes to (structurally the runtime's Logger). */
-export interface LeaderElectionLogger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, err?: unknown, fields?: Record<string, unknown>): void;
-  debug(msg: string, fields?: Record<string, unknown>): void;
-}
 
 export interface LeaderElectionConfig {
   kubeConfig: KubeConfig;
@@ -29,14 +24,12 @@ export interface LeaderElectionConfig {
   renewDeadlineMs?: number;
   /** Pause between acquire attempts and between renewals; default 2 s. */
   retryPeriodMs?: number;
-  log?: LeaderElectionLogger;
+  log?: Logger;
 }
 
 // client-go's JitterFactor: acquire attempts wait retryPeriod plus up to 1.2 × retryPeriod, so
 // candidates started together do not hit the API server in lockstep.
 const jitterFactor = 1.2;
-
-const quietLog: LeaderElectionLogger = { info() {}, error() {}, debug() {} };
 
 export class LeaderElector {
   readonly identity: string;
@@ -44,7 +37,7 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private readonly leases: LeaseClient;
-  private readonly log: LeaderElectionLogger;
+  private readonly log: Logger;
   private readonly leaseRef: string;
 
   /** The last lease we read or wrote, and when (monotonic ms) its spec last changed in our eyes. */
@@ -74,7 +67,7 @@ export class LeaderElector {
     }
     this.identity = config.identity ?? `${hostname()}_${randomUUID()}`;
     this.leases = new LeaseClient(config.kubeConfig, config.namespace, config.name);
-    this.log = config.log ?? quietLog;
+    this.log = config.log ?? silentLogger();
     this.leaseRef = `${config.namespace}/${config.name}`;
   }
 
