@@ -190,7 +190,7 @@ export async function toYaml(docs: readonly object[], header = ''): Promise<stri
   const { Document, isScalar, visit } = await import('yaml');
   let out = header;
   for (const value of docs) {
-    const doc = new Document(value, { version: '1.1', sortMapEntries: (a, b) => yamlKeyCompare(String(a.key), String(b.key)) });
+    const doc = new Document(value, { sortMapEntries: (a, b) => yamlKeyCompare(String(a.key), String(b.key)) });
     visit(doc, {
       Scalar(_key, node) {
         if (isScalar(node) && typeof node.value === 'string') node.type = yamlV2Style(node.value);
