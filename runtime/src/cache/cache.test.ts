@@ -73,7 +73,7 @@ describe('Cache', () => {
 
   it('watches only the namespaces it is restricted to', async () => {
     await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-a' } });
-    await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-c' } });
+    await client.create(ConfigMap, { metadata: { name: 'scoped', namespace: 'cache-c' }, data: { k: 'v' } });
     const stop = new AbortController();
     const cache = createCache(env.kubeConfig, { namespaces: ['cache-c'], transform: stripManagedFields });
     cache.informerFor(ConfigMap);

@@ -30,6 +30,10 @@ interface Prepared {
   expires: number;
 }
 
+// Like client-go's default user agent; the API server also names the field manager after it when a
+// write names none.
+const userAgent = `opgen-runtime (node ${process.version}; ${process.platform}/${process.arch})`;
+
 // Credentials can rotate (exec plugins, projected service-account tokens), so headers are re-read
 // from the KubeConfig this often, and at once after a 401.
 const credentialTtlMs = 60_000;
@@ -81,7 +85,7 @@ export class Transport {
     const p = await this.prepare();
     const url = new URL(p.base.pathname.replace(/\/$/, '') + path, p.base);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: http.OutgoingHttpHeaders = { ...p.headers, Accept: 'application/json' };
+    const headers: http.OutgoingHttpHeaders = { 'User-Agent': userAgent, ...p.headers, Accept: 'application/json' };
     let payload: string | undefined;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);
