@@ -87,11 +87,6 @@ export function createClient(kubeConfig: KubeConfig, opts: ClientOptions = {}): 
   return new ApiClient(new Transport(kubeConfig), opts.fieldManager);
 }
 
-/** @internal shared with the manager so both use one connection pool. */
-export function createClientWithTransport(transport: Transport, fieldManager?: string): ApiClient {
-  return new ApiClient(transport, fieldManager);
-}
-
 export class ApiClient implements Client {
   constructor(
     readonly transport: Transport,
