@@ -77,9 +77,16 @@ export function spawnGroup(name: string, binary: string, args: string[], opts: S
   }
   const pgid = child.pid;
   let exitedFlag = false;
+  let stopping: Promise<void> | undefined;
   const exited = new Promise<string>((resolve) => {
     child.once('error', (err) => { exitedFlag = true; resolve(`spawn error: ${err.message}`); });
-    child.once('exit', (code, signal) => { exitedFlag = true; resolve(signal ?? String(code)); });
+    child.once('exit', (code, signal) => {
+      exitedFlag = true;
+      // etcd and kube-apiserver start no children: once the leader is gone, so is the group, and its
+      // id may later be reused by an unrelated process, so no handler may signal it any more.
+      if (pgid !== undefined) { liveGroups.delete(pgid); opts.reaper?.forget(pgid); }
+      resolve(signal ?? String(code));
+    });
   });
   if (pgid !== undefined) {
     liveGroups.add(pgid);
@@ -91,24 +98,27 @@ export function spawnGroup(name: string, binary: string, args: string[], opts: S
   return {
     name, child, logPath: opts.logPath, exited,
     hasExited: () => exitedFlag,
-    async stop(timeoutMs: number) {
-      if (pgid === undefined) return;
-      if (!exitedFlag) {
-        killGroup(pgid, 'SIGTERM');
-        let timer: NodeJS.Timeout | undefined;
-        const timedOut = await Promise.race([
-          exited.then(() => false),
-          new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); }),
-        ]);
-        clearTimeout(timer);
-        if (timedOut) {
+    stop(timeoutMs: number) {
+      stopping ??= (async () => {
+        if (pgid === undefined) return;
+        if (!exitedFlag) {
+          killGroup(pgid, 'SIGTERM');
+          let timer: NodeJS.Timeout | undefined;
+          const timedOut = await Promise.race([
+            exited.then(() => false),
+            new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), timeoutMs); }),
+          ]);
+          clearTimeout(timer);
+          if (timedOut) {
+            killGroup(pgid, 'SIGKILL');
+            await exited;
+          }
+          // Anything the leader started is in the same group; right after its exit the id is not reused yet.
           killGroup(pgid, 'SIGKILL');
-          await exited;
         }
-      }
-      // Anything the leader started is in the same group.
-      killGroup(pgid, 'SIGKILL');
-      liveGroups.delete(pgid);
+        liveGroups.delete(pgid);
+      })();
+      return stopping;
     },
   };
 }
@@ -134,6 +144,7 @@ process.stdin.on('data', (chunk) => {
     const [cmd, ...rest] = buffer.slice(0, i).split(' '); buffer = buffer.slice(i + 1);
     const arg = rest.join(' ');
     if (cmd === 'group') groups.push(Number(arg));
+    else if (cmd === 'ungroup') { const i = groups.indexOf(Number(arg)); if (i >= 0) groups.splice(i, 1); }
     else if (cmd === 'dir') folder = arg;
     else if (cmd === 'done') process.exit(0);
   }
@@ -157,6 +168,7 @@ export class Reaper {
   }
 
   watch(pgid: number): void { this.send(`group ${pgid}`); }
+  forget(pgid: number): void { this.send(`ungroup ${pgid}`); }
 
   /** Normal shutdown: the reaper exits without touching anything. */
   dismiss(): void {
