@@ -66,6 +66,20 @@ type Sheet struct {
 	Rows int32 `json:"rows,omitempty"`
 }
 
+// Tuning groups settings that default as a whole.
+type Tuning struct {
+	// +optional
+	// +kubebuilder:default=2
+	Level int32 `json:"level,omitempty"`
+	// +optional
+	// +kubebuilder:default={mode: auto, steps: "1,2"}
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// Only has one allowed value.
+// +kubebuilder:validation:Enum=Only
+type Only string
+
 // GaugeSpec defines the desired state of Gauge.
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas",reason=FieldValueInvalid,fieldPath=".minReplicas"
 // +kubebuilder:validation:AtMostOneOf=left;right
@@ -281,6 +295,40 @@ type GaugeSpec struct {
 	North string `json:"north,omitempty"`
 	// +optional
 	South string `json:"south,omitempty"`
+
+	// Tuning defaults to an empty object so its fields' defaults apply.
+	// +optional
+	// +kubebuilder:default={}
+	Tuning *Tuning `json:"tuning,omitempty"`
+
+	// +optional
+	// +kubebuilder:default={level: 7}
+	Preset *Tuning `json:"preset,omitempty"`
+
+	// Routes by name.
+	// +optional
+	Routes map[string]Listener `json:"routes,omitempty"`
+
+	// +optional
+	Groups map[string][]string `json:"groups,omitempty"`
+
+	// +optional
+	// +kubebuilder:validation:Pattern="^a,b\\d+$"
+	Quoted string `json:"quoted,omitempty"`
+
+	// +optional
+	// +kubebuilder:validation:Enum={"a,b",c}
+	Mixed string `json:"mixed,omitempty"`
+
+	// +optional
+	Maybe *string `json:"maybe,omitempty"`
+
+	// +optional
+	Single Only `json:"single,omitempty"`
+
+	// +optional
+	// +kubebuilder:example={a,b}
+	Examples []string `json:"examples,omitempty"`
 
 	// +optional
 	Names Names `json:"names,omitempty"`

@@ -70,6 +70,17 @@ export interface Sheet {
   rows?: int32;
 }
 
+/** Tuning groups settings that default as a whole. */
+export interface Tuning {
+  // +kubebuilder:default=2
+  level?: int32;
+  // +kubebuilder:default={mode: auto, steps: "1,2"}
+  extra?: Record<string, string>;
+}
+
+/** Only has one allowed value. */
+export type Only = 'Only';
+
 /** GaugeSpec defines the desired state of Gauge. */
 // +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not exceed maxReplicas",reason=FieldValueInvalid,fieldPath=".minReplicas"
 // +kubebuilder:validation:AtMostOneOf=left;right
@@ -259,6 +270,33 @@ export interface GaugeSpec {
   blue?: string;
   north?: string;
   south?: string;
+
+  /**
+   * Tuning defaults to an empty object so its fields' defaults apply.
+   * +kubebuilder:default={}
+   */
+  tuning?: Tuning;
+
+  // +kubebuilder:default={level: 7}
+  preset?: Tuning;
+
+  /** Routes by name. */
+  routes?: Record<string, Listener>;
+
+  groups?: { [name: string]: string[] };
+
+  // +kubebuilder:validation:Pattern="^a,b\\d+$"
+  quoted?: string;
+
+  // +kubebuilder:validation:Enum={"a,b",c}
+  mixed?: string;
+
+  maybe?: string | undefined;
+
+  single?: Only;
+
+  // +kubebuilder:example={a,b}
+  examples?: string[];
 
   names?: Names;
 
