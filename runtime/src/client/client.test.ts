@@ -34,6 +34,11 @@ describe('client', () => {
     expect(list.items[0]?.apiVersion).toBe('v1');
     const byString = await client.list(ConfigMap, { namespace: ns, labelSelector: 'app in (x,y)' });
     expect(byString.items.map((c) => c.metadata?.name).sort()).toEqual(['a', 'b']);
+    const page1 = await client.list(ConfigMap, { namespace: ns, labelSelector: 'app', limit: 1 });
+    expect(page1.items).toHaveLength(1);
+    const page2 = await client.list(ConfigMap, { namespace: ns, labelSelector: 'app', limit: 1, continue: page1.metadata?.continue });
+    expect([...page1.items, ...page2.items].map((c) => c.metadata?.name)).toEqual(['a', 'b']);
+    expect(page2.metadata?.continue ?? '').toBe('');
     await client.delete(ConfigMap, { namespace: ns, name: 'b' });
     const err = await client.get(ConfigMap, { namespace: ns, name: 'b' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);

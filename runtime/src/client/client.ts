@@ -14,7 +14,10 @@ export interface ListOptions {
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
+  /** Page size; the server returns metadata.continue when there is more. */
   limit?: number;
+  /** The metadata.continue of the previous page. */
+  continue?: string;
 }
 
 export interface JsonPatchOp {
@@ -101,7 +104,7 @@ export class ApiClient implements Client {
 
   async list<T extends KubeObject>(kind: ResourceKind<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
     const list = await this.transport.request<KubeList<T>>('GET', resourcePath(kind, opts.namespace), {
-      query: { labelSelector: formatLabelSelector(opts.labelSelector), fieldSelector: opts.fieldSelector || undefined, limit: opts.limit },
+      query: { labelSelector: formatLabelSelector(opts.labelSelector), fieldSelector: opts.fieldSelector || undefined, limit: opts.limit, continue: opts.continue },
       context: `list ${describe(kind, opts.namespace)}`,
     });
     list.items = (list.items ?? []).map((item) => withTypeMeta(kind, item));
