@@ -137,6 +137,18 @@ describe('startTestEnv with CRDs', () => {
     const out = execFileSync('kubectl', ['--kubeconfig', env.kubeconfigPath, 'get', 'widgets.test.opgen.dev', 'good', '-n', 'default', '-o', 'jsonpath={.spec.size}'], { encoding: 'utf8' });
     expect(out).toBe('3');
   });
+
+  it('restarts kube-apiserver on the same address, keeping what etcd stored', async () => {
+    const folder = dirname(env.kubeconfigPath);
+    const apiServerPid = () => processesMentioning(folder).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'kube-apiserver');
+    const before = apiServerPid();
+    await env.restartApiServer();
+    const after = apiServerPid();
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    const good = await objects.getNamespacedCustomObject({ ...widgets, name: 'good' });
+    expect(good.spec).toEqual({ size: 3 });
+  });
 });
 
 describe('startTestEnv lifecycle', () => {
