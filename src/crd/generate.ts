@@ -62,6 +62,19 @@ export function generateCrds(
   for (const folder of folders) {
     if (folderMarker(folder, 'kubebuilder:skip')) continue;
     const groupMarker = folderMarker(folder, 'groupName');
+    for (const name of ['groupName', 'versionName']) {
+      const all = folder.markers.filter((m) => m.definition.name === name);
+      const other = all.find((m) => m.value !== all[0]!.value);
+      if (other) {
+        errors.push(
+          new OpgenError(
+            `${folder.display} names two different ${name === 'groupName' ? 'groups' : 'versions'}: ${JSON.stringify(all[0]!.value)} (${all[0]!.where.file}:${all[0]!.where.line}) and ${JSON.stringify(other.value)}`,
+            other.where,
+            'one folder is one API group-version: keep one +' + name,
+          ),
+        );
+      }
+    }
     const version = (folderMarker(folder, 'versionName')?.value as string | undefined) ?? basename(folder.dir);
     for (const file of folder.files) {
       for (const st of file.sf.statements) {

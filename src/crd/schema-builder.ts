@@ -153,7 +153,9 @@ export class SchemaBuilder {
     const info = file.markers.declarations.get(prop);
     const markers = info?.markers ?? [];
     const has = (name: string): boolean => markers.some((m) => m.definition.name === name);
-    let required = !prop.questionToken;
+    // `x?: T` and `x: T | undefined` may both be absent from the JSON.
+    const undefinedAllowed = !!prop.type && this.ts.isUnionTypeNode(prop.type) && prop.type.types.some((t) => t.kind === this.ts.SyntaxKind.UndefinedKeyword);
+    let required = !prop.questionToken && !undefinedAllowed;
     if (this.folderOf(file).optionalByDefault) required = false;
     if (has('required') || has('k8s:required')) required = true;
     if (has('optional') || has('k8s:optional')) required = false;
@@ -217,16 +219,11 @@ export class SchemaBuilder {
       );
     }
     this.checkRulePaths(schema, markers, report);
-    for (const [key, names] of [
-      ['default', ['kubebuilder:default', 'default']],
-      ['example', ['kubebuilder:example']],
-    ] as const) {
-      const value = schema[key];
-      if (value === undefined) continue;
+    if (schema.default !== undefined) {
       const probe = { ...schema };
       delete probe.default;
-      const problem = validateValue(value, probe);
-      if (problem) report(at([...names]), `the ${key} does not validate against the field's own schema: ${problem}`, `change the ${key} or the field's validation markers`);
+      const problem = validateValue(schema.default, probe);
+      if (problem) report(at(['kubebuilder:default', 'default']), `the default does not validate against the field's own schema: ${problem}`, "change the default or the field's validation markers");
     }
   }
 

@@ -117,13 +117,19 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
   };
 
   const declare = (node: TS.Node, target: Target): void => {
-    const comments = remember(ts.getLeadingCommentRanges(text, node.getFullStart()));
+    const start = node.getStart(sf);
+    // A block comment on the line of the previous token (`{ /** doc */ a: string }`) is TypeScript's
+    // "trailing" comment of that token, but it documents this declaration when nothing but spaces follow.
+    const sameLine = (ts.getTrailingCommentRanges(text, node.getFullStart()) ?? []).filter(
+      (r) => r.kind === ts.SyntaxKind.MultiLineCommentTrivia && !/\n/.test(text.slice(r.end, start)),
+    );
+    const comments = remember([...sameLine, ...(ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [])]);
     const info: DeclarationInfo = { markers: [] };
     for (const c of comments) {
       owned.add(c.pos);
       for (const m of markerLines(text, c)) parse(m, target, info.markers, result.package, subjectOf(ts, node));
     }
-    info.description = describe(text, comments, node.getStart(sf));
+    info.description = describe(text, comments, start);
     result.declarations.set(node, info);
   };
 

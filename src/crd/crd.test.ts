@@ -1,0 +1,178 @@
+// How TypeScript declarations map to CRD schemas: small projects written out per case, generated, and read
+// back as a user would read the CRD.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { OpgenErrors } from '../diag/diagnostic.js';
+import { generateCommand } from '../gen/command.js';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+const KIND = `
+// +kubebuilder:object:root=true
+export interface Widget {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: WidgetSpec;
+}
+`;
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'opgen-crd-'));
+  temps.push(dir);
+  writeFileSync(join(dir, 'PROJECT'), '');
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** Generates the project's CRDs and returns them by file name. */
+async function crds(files: Record<string, string>): Promise<Record<string, any>> {
+  const dir = project(files);
+  await generateCommand({ cwd: dir, targets: ['crd'], check: false, dryRun: false }, () => {});
+  const bases = join(dir, 'config/crd/bases');
+  let names: string[] = [];
+  try {
+    names = readdirSync(bases);
+  } catch {
+    names = [];
+  }
+  return Object.fromEntries(names.map((n) => [n, parse(readFileSync(join(bases, n), 'utf8'))]));
+}
+
+async function failure(files: Record<string, string>): Promise<string> {
+  const dir = project(files);
+  const err = await generateCommand({ cwd: dir, targets: ['crd'], check: false, dryRun: false }, () => {}).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OpgenErrors);
+  return (err as OpgenErrors).message;
+}
+
+const GV = '// +groupName=test.example.com\nexport {};\n';
+const IMPORTS = "import type { ObjectMeta, int32 } from '@opgen/runtime';\n";
+
+function specOf(crd: any, version = 0): any {
+  return crd.spec.versions[version].schema.openAPIV3Schema.properties.spec;
+}
+
+describe('required and optional fields', () => {
+  it('follows ?, | undefined, +optional/+required and the folder default with controller-gen precedence', async () => {
+    const out = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}
+export interface WidgetSpec {
+  plain: string;
+  question?: string;
+  maybe: string | undefined;
+  // +optional
+  markedOptional: string;
+  // +required
+  markedRequired?: string;
+  // +kubebuilder:validation:Optional
+  // +required
+  kbOptionalWins: string;
+}
+${KIND}`,
+      'src/api/v2/gv.ts': '// +groupName=test.example.com\n// +kubebuilder:validation:Optional\nexport {};\n',
+      'src/api/v2/types.ts': `${IMPORTS}
+export interface WidgetSpec {
+  plain: string;
+  // +required
+  markedRequired?: string;
+}
+// +kubebuilder:storageversion
+${KIND}`,
+    });
+    const crd = out['test.example.com_widgets.yaml'];
+    expect(specOf(crd, 0).required).toEqual(['markedRequired', 'plain']);
+    expect(specOf(crd, 1).required).toEqual(['markedRequired']);
+  });
+});
+
+describe('folder markers', () => {
+  it('+versionName renames the version, +kubebuilder:skip leaves a folder out, +kubebuilder:skipversion drops one version', async () => {
+    const spec = `${IMPORTS}\nexport interface WidgetSpec { a?: string }\n`;
+    const out = await crds({
+      'src/api/v1/gv.ts': '// +groupName=test.example.com\n// +versionName=v1beta1\nexport {};\n',
+      'src/api/v1/types.ts': `${spec}${KIND}`,
+      'src/api/v2/gv.ts': GV,
+      'src/api/v2/types.ts': `${spec}// +kubebuilder:skipversion\n${KIND}`,
+      'src/api/internal/gv.ts': '// +groupName=test.example.com\n// +kubebuilder:skip\nexport {};\n',
+      'src/api/internal/types.ts': `${spec}// +kubebuilder:object:root=true\nexport interface Gadget { metadata?: ObjectMeta }\n`,
+    });
+    expect(Object.keys(out)).toEqual(['test.example.com_widgets.yaml']);
+    expect(out['test.example.com_widgets.yaml'].spec.versions.map((v: any) => [v.name, v.storage])).toEqual([['v1beta1', true]]);
+  });
+
+  it('refuses a folder that names two groups', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `// +groupName=other.example.com\n${IMPORTS}\nexport interface WidgetSpec { a?: string }\n${KIND}`,
+      }),
+    ).toBe(
+      'src/api/v1/types.ts:1:4: error: src/api/v1 names two different groups: "test.example.com" (src/api/v1/gv.ts:1) and "other.example.com" (one folder is one API group-version: keep one +groupName)',
+    );
+  });
+
+  it('refuses a kind in a folder without +groupName, pointing at the kind', async () => {
+    expect(
+      await failure({
+        'src/api/v1/types.ts': `${IMPORTS}\nexport interface WidgetSpec { a?: string }\n${KIND}`,
+      }),
+    ).toBe(
+      'src/api/v1/types.ts:6:18: error: Widget: its folder src/api/v1 has no +groupName (add // +groupName=<group> to a file in src/api/v1 (e.g. groupversion-info.ts))',
+    );
+  });
+});
+
+describe('types', () => {
+  it('maps TypeScript types as the contract says', async () => {
+    const out = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/shared.ts': `
+/** Mode is how it runs. */
+export enum Mode { Fast = 'fast', Safe = 'safe' }
+export interface Base { /** From the base. */ inherited?: string }
+`,
+      'src/api/v1/types.ts': `${IMPORTS}import type { int64 } from '@opgen/runtime';
+import { Mode, type Base } from './shared.js';
+export interface WidgetSpec extends Base {
+  n?: number;
+  i32?: int32;
+  i64?: int64;
+  flag?: boolean;
+  mode?: Mode;
+  list?: ReadonlyArray<string>;
+  arr?: Array<int32>;
+  map?: { [key: string]: boolean };
+  nested?: { deep?: { value?: string } };
+  nullableList?: string[] | null;
+  literal?: 'only';
+}
+${KIND}`,
+    });
+    const props = specOf(out['test.example.com_widgets.yaml']).properties;
+    expect(props).toEqual({
+      arr: { items: { format: 'int32', type: 'integer' }, type: 'array' },
+      flag: { type: 'boolean' },
+      i32: { format: 'int32', type: 'integer' },
+      i64: { format: 'int64', type: 'integer' },
+      inherited: { description: 'From the base.', type: 'string' },
+      list: { items: { type: 'string' }, type: 'array' },
+      literal: { enum: ['only'], type: 'string' },
+      map: { additionalProperties: { type: 'boolean' }, type: 'object' },
+      mode: { description: 'Mode is how it runs.', enum: ['fast', 'safe'], type: 'string' },
+      n: { type: 'number' },
+      nested: { properties: { deep: { properties: { value: { type: 'string' } }, type: 'object' } }, type: 'object' },
+      nullableList: { items: { type: 'string' }, nullable: true, type: 'array' },
+    });
+  });
+});
