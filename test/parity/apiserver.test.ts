@@ -130,6 +130,7 @@ const rejected: { fixture: string; reason: RegExp }[] = [
   { fixture: 'divergent/unique-items', reason: /uniqueItems: Forbidden: uniqueItems cannot be set to true/ },
   { fixture: 'divergent/recursion', reason: /properties\[children\]\.items\.type: Required value/ },
   { fixture: 'divergent/list-map-key', reason: /properties\[name\]\.default: Required value: this property is in x-kubernetes-list-map-keys/ },
+  { fixture: 'divergent/list-map-nullable-key', reason: /properties\[name\]\.nullable: Forbidden/ },
   { fixture: 'divergent/scale-path', reason: /specReplicasPath: Invalid value: "\.replicas": should be a json path under \.spec/ },
   { fixture: 'divergent/invalid-default', reason: /properties\[level\]\.default: Invalid value: "string"/ },
 ];

@@ -174,6 +174,24 @@ const divergences: {
     message: /default/i,
   },
   {
+    name: 'list-map-nullable-key',
+    kind: 'crews',
+    controllerGen: (f) => {
+      const sailors = specOf(f).properties!.sailors!;
+      expect(sailors['x-kubernetes-list-map-keys']).toEqual(['name']);
+      expect(sailors.items!.properties!.name!.nullable).toBe(true); // a map key must not be nullable
+    },
+    lines: ['+listMapKey=name', '+listType=map', 'name: string | null', 'sailors?: Sailor[]'],
+    message: /name/,
+  },
+  {
+    name: 'nullable-typo',
+    kind: 'lamps',
+    controllerGen: (f) => expect(specOf(f).properties!.color!.nullable).toBeUndefined(), // the misspelt marker is silently dropped
+    lines: ['+kubebuilder:validation:nullable'],
+    message: /\+nullable/,
+  },
+  {
     name: 'marker-typo',
     kind: 'knobs',
     controllerGen: (f) => expect(specOf(f).properties!.turns!.minimum).toBeUndefined(), // the misspelt marker is silently dropped
@@ -221,6 +239,28 @@ describe('both refuse: a multi-version kind without a storage version', () => {
     const out = opgen.stderr.trimEnd().split('\n');
     expect(out, opgen.stderr).toHaveLength(1);
     expect(out[0]).toMatch(/^divergent\/no-storage\/v[12]\/types\.ts:\d+:\d+: error: .*storage/i);
+    expect(allFiles(opgen.dir)).toEqual([]);
+  });
+});
+
+describe('both refuse: a validation marker on the wrong type (Minimum on a string)', () => {
+  it('controller-gen fails', async () => {
+    const cg = await runControllerGen('divergent/wrong-type', ['crd']);
+    expect(cg.code).not.toBe(0);
+    expect(cg.stderr).toContain('must apply minimum to a numeric value, found string');
+  });
+
+  it('opgen fails with one line at the marker or the field and writes nothing', async () => {
+    const opgen = await runOpgen('divergent/wrong-type', 'crd');
+    expect(opgen.code).toBe(1);
+    const out = opgen.stderr.trimEnd().split('\n');
+    expect(out, opgen.stderr).toHaveLength(1);
+    const file = 'divergent/wrong-type/v1/types.ts';
+    const m = /^(.+?):(\d+):(\d+): error: (.+)$/.exec(out[0]!);
+    expect(m, out[0]).not.toBeNull();
+    expect(m![1]).toBe(file);
+    expect([lineOf(file, '+kubebuilder:validation:Minimum=1'), lineOf(file, 'text?: string')]).toContain(Number(m![2]));
+    expect(m![4]).toMatch(/Minimum/);
     expect(allFiles(opgen.dir)).toEqual([]);
   });
 });
