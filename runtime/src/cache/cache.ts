@@ -14,6 +14,8 @@ export interface CacheOptions {
   namespaces?: string[];
   /** Applied to every object before it is stored. */
   transform?: (obj: KubeObject) => KubeObject;
+  /** See InformerOptions.resyncPeriodMs; default 0 (off) for a bare cache. */
+  resyncPeriodMs?: number;
   log: Logger;
 }
 
@@ -51,7 +53,7 @@ export class Cache implements Reader {
     const key = kindKey(kind);
     let informer = this.informers.get(key) as Informer<T> | undefined;
     if (!informer) {
-      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, log: this.opts.log };
+      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, log: this.opts.log };
       informer = new Informer<T>(this.transport, kind, options);
       this.informers.set(key, informer as unknown as Informer);
       if (this.runningSignal) this.running.push(this.runInformer(informer, this.runningSignal));

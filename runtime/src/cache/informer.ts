@@ -31,6 +31,12 @@ export interface InformerOptions {
   maxBackoffMs?: number;
   /** Objects per list page. */
   pageSize?: number;
+  /**
+   * Every this many ms (±10%), every cached object is handed to onUpdate(obj, obj) so controllers
+   * look again and correct drift they were not told about; 0 disables. The manager uses
+   * controller-runtime's 10 hours.
+   */
+  resyncPeriodMs?: number;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {
@@ -77,7 +83,20 @@ export class Informer<T extends KubeObject = KubeObject> {
   async start(signal: AbortSignal): Promise<void> {
     if (this.started) throw new Error(`informer for ${this.kind.kind} already started`);
     this.started = true;
-    await Promise.all(this.reflectors.map((r) => r.run(signal)));
+    const period = this.opts.resyncPeriodMs ?? 0;
+    let timer: NodeJS.Timeout | undefined;
+    const schedule = () => {
+      timer = setTimeout(() => {
+        if (this.hasSynced()) for (const obj of this.store.list()) this.dispatchUpdate(obj, obj);
+        schedule();
+      }, period * (0.9 + Math.random() * 0.2));
+    };
+    if (period > 0) schedule();
+    try {
+      await Promise.all(this.reflectors.map((r) => r.run(signal)));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** @internal */

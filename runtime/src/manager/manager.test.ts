@@ -211,6 +211,25 @@ describe('manager + controller', () => {
     }
   });
 
+  it('reconciles every cached object again each syncPeriod without any change', async () => {
+    const ns = await namespace('mgr-resync');
+    let count = 0;
+    const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns], syncPeriodMs: 400 });
+    mgr.controllerFor(Guestbook).complete({
+      async reconcile() {
+        count++;
+        return Result.done();
+      },
+    });
+    const run = await running(mgr);
+    try {
+      await client.create(Guestbook, { metadata: { name: 'quiet', namespace: ns }, spec: {} });
+      await eventually(() => expect(count).toBeGreaterThanOrEqual(4), 10_000);
+    } finally {
+      await run.stop();
+    }
+  });
+
   it('never runs one key in two reconciles at once, while different keys run in parallel', async () => {
     const ns = await namespace('mgr-concurrency');
     const active = new Map<string, number>();

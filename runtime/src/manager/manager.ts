@@ -50,6 +50,8 @@ export interface ManagerOptions {
   metrics?: RuntimeMetrics;
   /** Applied to every cached object (e.g. drop managedFields to save memory). */
   cacheTransform?: (obj: KubeObject) => KubeObject;
+  /** How often every cached object is reconciled again even without a change; default 10 hours, 0 disables. */
+  syncPeriodMs?: number;
   /** Field manager for the manager's client writes; default 'opgen-manager'. */
   fieldManager?: string;
 }
@@ -119,7 +121,12 @@ class ControllerManager implements Manager, ControllerHost {
     this.metrics = opts.metrics ?? new RuntimeMetrics();
     this.transport = new Transport(kubeConfig);
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
-    this.cache = new Cache(this.transport, { namespaces: opts.namespaces, transform: opts.cacheTransform, log: this.log.child({ logger: 'cache' }) });
+    this.cache = new Cache(this.transport, {
+      namespaces: opts.namespaces,
+      transform: opts.cacheTransform,
+      resyncPeriodMs: opts.syncPeriodMs ?? 10 * 60 * 60 * 1000,
+      log: this.log.child({ logger: 'cache' }),
+    });
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
   }
