@@ -53,6 +53,29 @@ type WorkloadSpec struct {
 	// +optional
 	Owner *corev1.ObjectReference `json:"owner,omitempty"`
 
+	// +optional
+	Volumes []corev1.Volume `json:"volumes,omitempty"`
+
+	// +optional
+	VolumeMounts []corev1.VolumeMount `json:"volumeMounts,omitempty"`
+
+	// LivenessProbe checks the workload.
+	// +optional
+	LivenessProbe *corev1.Probe `json:"livenessProbe,omitempty"`
+
+	// +optional
+	SecurityContext *corev1.PodSecurityContext `json:"securityContext,omitempty"`
+
+	// +optional
+	ClaimTemplate *corev1.PersistentVolumeClaimSpec `json:"claimTemplate,omitempty"`
+
+	// ChildMeta is client-node's ObjectMeta: an object, as controller-gen emits embedded ObjectMeta.
+	// +optional
+	ChildMeta *metav1.ObjectMeta `json:"childMeta,omitempty"`
+
+	// +optional
+	Owners []metav1.OwnerReference `json:"owners,omitempty"`
+
 	// Series uses a model client-node names with its group.
 	// +optional
 	Series *eventsv1.EventSeries `json:"series,omitempty"`
@@ -60,7 +83,10 @@ type WorkloadSpec struct {
 
 // WorkloadStatus defines the observed state of Workload.
 type WorkloadStatus struct {
+	// Conditions typed with client-node's V1Condition in the TypeScript twin.
 	// +optional
+	// +listType=map
+	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// LastState is the main container's last state.

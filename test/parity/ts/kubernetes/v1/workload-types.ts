@@ -1,20 +1,28 @@
 import type {
   EventsV1EventSeries,
   V1Affinity,
+  V1Condition,
   V1Container,
   V1ContainerState,
   V1DeploymentStrategy,
   V1EnvVar,
   V1LabelSelector,
   V1LocalObjectReference,
+  V1ObjectMeta,
   V1ObjectReference,
+  V1OwnerReference,
+  V1PersistentVolumeClaimSpec,
+  V1PodSecurityContext,
   V1PodTemplateSpec,
+  V1Probe,
   V1ResourceRequirements,
   V1SecretKeySelector,
   V1ServicePort,
   V1Toleration,
+  V1Volume,
+  V1VolumeMount,
 } from '@kubernetes/client-node';
-import type { Condition, ObjectMeta } from '@opgen/runtime';
+import type { ObjectMeta } from '@opgen/runtime';
 import { GroupVersion } from './groupversion-info.js';
 
 /** WorkloadSpec defines the desired state of Workload. */
@@ -44,13 +52,27 @@ export interface WorkloadSpec {
   strategy?: V1DeploymentStrategy | null;
   ports?: V1ServicePort[];
   owner?: V1ObjectReference;
+  volumes?: V1Volume[];
+  volumeMounts?: V1VolumeMount[];
+  /** LivenessProbe checks the workload. */
+  livenessProbe?: V1Probe;
+  securityContext?: V1PodSecurityContext;
+  claimTemplate?: V1PersistentVolumeClaimSpec;
+  /** ChildMeta is client-node's ObjectMeta: an object, as controller-gen emits embedded ObjectMeta. */
+  childMeta?: V1ObjectMeta;
+  owners?: V1OwnerReference[];
   /** Series uses a model client-node names with its group. */
   series?: EventsV1EventSeries;
 }
 
 /** WorkloadStatus defines the observed state of Workload. */
 export interface WorkloadStatus {
-  conditions?: Condition[];
+  /**
+   * Conditions typed with client-node's V1Condition in the TypeScript twin.
+   * +listType=map
+   * +listMapKey=type
+   */
+  conditions?: V1Condition[];
   /** LastState is the main container's last state. */
   lastState?: V1ContainerState;
 }
