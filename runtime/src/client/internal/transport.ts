@@ -93,11 +93,21 @@ export class Transport {
       headers['Content-Length'] = Buffer.byteLength(payload);
     }
     const lib = url.protocol === 'http:' ? http : https;
-    return await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = lib.request(url, { method, headers, agent: p.agent, auth: p.auth, signal: opts.signal }, resolve);
-      req.on('error', reject);
-      req.end(payload);
-    });
+    const attempt = () =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = lib.request(url, { method, headers, agent: p.agent, auth: p.auth, signal: opts.signal }, resolve);
+        req.on('error', (err: NodeJS.ErrnoException) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
+        req.end(payload);
+      });
+    try {
+      return await attempt();
+    } catch (err) {
+      // The server may close an idle keep-alive connection just as we reuse it; the request never
+      // reached it, so sending it once more on a fresh connection is safe (Node's documented remedy).
+      const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
+      if (e.reusedSocket && e.code === 'ECONNRESET' && !opts.signal?.aborted) return await attempt();
+      throw err;
+    }
   }
 
   private prepare(): Promise<Prepared> {
