@@ -84,18 +84,18 @@ describe('startTestEnv with CRDs', () => {
 
   it('delivers watch events for changes', async () => {
     const events: string[] = [];
-    const seen = new Promise<void>((resolve, reject) => {
-      void new Watch(env.kubeConfig).watch(
-        '/apis/test.opgen.dev/v1/namespaces/default/widgets', { fieldSelector: 'metadata.name=watched' },
-        (type, obj: { metadata: { name: string } }) => {
-          events.push(`${type} ${obj.metadata.name}`);
-          if (type === 'DELETED') resolve();
-        },
-        (err) => { if (err) reject(err); },
-      ).then((controller) => seen.finally(() => controller.abort()));
-    });
-    // The watch starts with no objects; give it a moment to be established before changing things.
-    await new Promise((r) => setTimeout(r, 300));
+    let sawDelete!: () => void;
+    let watchEnded!: (err: unknown) => void;
+    const deleted = new Promise<void>((resolve, reject) => { sawDelete = resolve; watchEnded = reject; });
+    // watch() resolves once the API server has answered the request, i.e. the watch is registered.
+    const watch = await new Watch(env.kubeConfig).watch(
+      '/apis/test.opgen.dev/v1/namespaces/default/widgets', { fieldSelector: 'metadata.name=watched' },
+      (type, obj: { metadata: { name: string } }) => {
+        events.push(`${type} ${obj.metadata.name}`);
+        if (type === 'DELETED') sawDelete();
+      },
+      (err) => watchEnded(err ?? new Error('the watch ended before the DELETED event')),
+    );
     await objects.createNamespacedCustomObject({
       ...widgets, body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'watched' }, spec: { size: 1 } },
     });
@@ -104,7 +104,8 @@ describe('startTestEnv with CRDs', () => {
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     await objects.deleteNamespacedCustomObject({ ...widgets, name: 'watched' });
-    await seen;
+    await deleted;
+    watch.abort();
     expect(events).toEqual(['ADDED watched', 'MODIFIED watched', 'DELETED watched']);
   });
 
