@@ -102,10 +102,11 @@ export class Transport {
     try {
       return await attempt();
     } catch (err) {
-      // The server may close an idle keep-alive connection just as we reuse it; the request never
-      // reached it, so sending it once more on a fresh connection is safe (Node's documented remedy).
+      // The server may close an idle keep-alive connection just as we reuse it, and the request
+      // then never reached it: send it once more on a fresh connection (Node's documented remedy).
+      // Not for POST, where a create that did get through must not be repeated (generateName).
       const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (e.reusedSocket && e.code === 'ECONNRESET' && !opts.signal?.aborted) return await attempt();
+      if (e.reusedSocket && e.code === 'ECONNRESET' && method !== 'POST' && !opts.signal?.aborted) return await attempt();
       throw err;
     }
   }
