@@ -35,6 +35,15 @@ describe('startTestEnv errors', () => {
     }
   });
 
+  it('rejects a start timeout that is not a Go duration', async () => {
+    process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT = '2 minutes';
+    try {
+      await expect(startTestEnv()).rejects.toThrow('envtest: KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=2 minutes is not a duration; write it like 90s, 2m or 1m30s');
+    } finally {
+      delete process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT;
+    }
+  });
+
   it('names a crdPaths entry that does not exist', async () => {
     const missing = join(scratch, 'no-such-crds');
     await expect(startTestEnv({ crdPaths: [missing] })).rejects.toThrow(`envtest: crdPaths entry ${missing} does not exist`);
