@@ -2,6 +2,7 @@
 // same name (owned by the Widget) and a Ready condition, the same work as
 // bench/peers/widget-operator. Run as its own process so the harness can read its memory.
 // Flags: --namespace <ns> (required), --health-probe-bind-address (default ':8081'),
+// --metrics-bind-address (default '0': off),
 // --max-concurrent-reconciles (default 1, controller-runtime's default).
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -84,6 +85,7 @@ const { values } = parseArgs({
   options: {
     namespace: { type: 'string' },
     'health-probe-bind-address': { type: 'string', default: ':8081' },
+    'metrics-bind-address': { type: 'string', default: '0' },
     'max-concurrent-reconciles': { type: 'string', default: '1' },
   },
 });
@@ -97,6 +99,7 @@ const mgr = await createManager({
   kubeConfig,
   namespaces: [values.namespace],
   healthProbeBindAddress: values['health-probe-bind-address'],
+  metricsBindAddress: values['metrics-bind-address'],
 });
 mgr
   .controllerFor(Widget)

@@ -49,6 +49,8 @@ interface Operator {
 
 interface Outcome {
   seconds: number;
+  /** controller_runtime_reconcile_total by result, scraped from the operator's /metrics at the end. */
+  reconciles: Record<string, number>;
   idleRssKb: number;
   peakRssKb: number;
   cachedObjects: number;
@@ -89,6 +91,19 @@ async function waitReady(port: number, child: ChildProcess, logPath: string): Pr
   }
   fail(`the operator was not ready within 120 s; its log:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
 }
+
+/** Both runtimes export controller_runtime_reconcile_total{controller,result}. */
+async function reconcileCounts(metricsPort: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const m of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*result="([a-z_]+)"[^}]*\} (\S+)$/gm)) {
+    counts[m[1]!] = (counts[m[1]!] ?? 0) + Number(m[2]);
+  }
+  return counts;
+}
+
+const describeReconciles = (r: Record<string, number>) =>
+  `${Object.values(r).reduce((a, b) => a + b, 0)} reconciles (${Object.entries(r).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')})`;
 
 interface WatchedWidget {
   metadata?: { name?: string; resourceVersion?: string; generation?: number };
@@ -149,9 +164,10 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
   await core.createNamespace({ body: { metadata: { name: namespace } } });
 
   const port = await freePort();
+  const metricsPort = await freePort();
   const logPath = join(workDir, `${namespace}.log`);
   const log = openSync(logPath, 'w');
-  const child = spawn(operator.command, [...operator.args, '--namespace', namespace, '--health-probe-bind-address', `127.0.0.1:${port}`, '--max-concurrent-reconciles', String(workers)], {
+  const child = spawn(operator.command, [...operator.args, '--namespace', namespace, '--health-probe-bind-address', `127.0.0.1:${port}`, '--metrics-bind-address', `127.0.0.1:${metricsPort}`, '--max-concurrent-reconciles', String(workers)], {
     env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
     stdio: ['ignore', log, log],
   });
@@ -190,12 +206,14 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
       watcher.stop();
     });
     const peak = memoryKb(child.pid!).peak;
+    const reconciles = await reconcileCounts(metricsPort);
 
     const configMaps = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app.kubernetes.io/managed-by=widget-operator' });
     if (configMaps.items.length !== count) fail(`${operator.label}: expected ${count} ConfigMaps, found ${configMaps.items.length}`);
     const allConfigMaps = await core.listNamespacedConfigMap({ namespace });
     return {
       seconds: (finished - started) / 1000,
+      reconciles,
       idleRssKb: idle.rss,
       peakRssKb: peak,
       cachedObjects: count + allConfigMaps.items.length,
@@ -249,7 +267,7 @@ async function main(): Promise<void> {
         const outcome = await runScenario(env, operator, round, workDir);
         results.get(operator)!.push(outcome);
         process.stderr.write(
-          `  ${outcome.seconds.toFixed(2)} s to all-Ready, peak RSS ${mb(outcome.peakRssKb)} (idle ${mb(outcome.idleRssKb)}), ${outcome.cachedObjects} cached objects\n`,
+          `  ${outcome.seconds.toFixed(2)} s to all-Ready, peak RSS ${mb(outcome.peakRssKb)} (idle ${mb(outcome.idleRssKb)}), ${outcome.cachedObjects} cached objects, ${describeReconciles(outcome.reconciles)}\n`,
         );
       }
     }

@@ -79,11 +79,12 @@ func (r *widgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 }
 
 func main() {
-	var probeAddr, namespace string
+	var probeAddr, metricsAddr, namespace string
 	var concurrency int
 	var qps float64
 	var burst int
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the probe endpoint binds to")
+	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "address the metrics endpoint binds to; 0 disables")
 	flag.StringVar(&namespace, "namespace", "", "namespace the caches are restricted to (required)")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 1, "concurrent reconciles of the widget controller")
 	flag.Float64Var(&qps, "kube-api-qps", -1, "client-side rate limit (negative: none)")
@@ -111,7 +112,7 @@ func main() {
 	cfg.Burst = burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
+		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: probeAddr,
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 	})
