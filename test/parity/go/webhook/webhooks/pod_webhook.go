@@ -6,3 +6,6 @@ package webhooks
 
 // PodWebhook defaults Pods.
 type PodWebhook struct{}
+
+// +kubebuilder:webhook:path=/mutate-v1-secret,mutating=true,failurePolicy=fail,sideEffects=None,groups=core,resources=secrets,verbs=create,versions=v1,name=msecret.kb.io,admissionReviewVersions=v1,matchPolicy=equivalent,reinvocationPolicy=Never
+// +kubebuilder:webhookconfiguration:mutating=false,name=parity-validating-webhook-configuration

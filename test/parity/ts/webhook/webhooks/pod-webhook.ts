@@ -4,3 +4,6 @@
 
 /** PodWebhook defaults Pods. */
 export class PodWebhook {}
+
+// +kubebuilder:webhook:path=/mutate-v1-secret,mutating=true,failurePolicy=fail,sideEffects=None,groups=core,resources=secrets,verbs=create,versions=v1,name=msecret.kb.io,admissionReviewVersions=v1,matchPolicy=equivalent,reinvocationPolicy=Never
+// +kubebuilder:webhookconfiguration:mutating=false,name=parity-validating-webhook-configuration
