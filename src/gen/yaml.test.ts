@@ -44,6 +44,7 @@ describe('YAML output in yaml.v2 layout', () => {
         list: [],
         map: {},
         doc: 'first line\nsecond line',
+        tabbed: 'Example:\n\n\tkind: SalesPerson',
       },
     ]);
     expect(text).toBe(
@@ -62,6 +63,7 @@ describe('YAML output in yaml.v2 layout', () => {
         '  type: object',
         'list: []',
         'map: {}',
+        'tabbed: "Example:\\n\\n\\tkind: SalesPerson"',
         '',
       ].join('\n'),
     );

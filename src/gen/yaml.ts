@@ -196,7 +196,7 @@ export async function toYaml(docs: readonly object[], header = ''): Promise<stri
         if (isScalar(node) && typeof node.value === 'string') node.type = yamlV2Style(node.value);
       },
     });
-    const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal' });
+    const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal', doubleQuotedAsJSON: true });
     out += `---\n${foldLikeYamlV2(text)}`;
   }
   return out;

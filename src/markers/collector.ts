@@ -197,7 +197,12 @@ function describe(text: string, comments: RawComment[], nodeStart: number): stri
   const jsdoc = [...comments].reverse().find((c) => c.block && text.startsWith('/**', c.pos));
   if (jsdoc) {
     const inner = text.slice(jsdoc.pos + 3, jsdoc.end - 2);
-    lines = inner.split('\n').map((l) => l.replace(/^\s*\*?/, '').trim());
+    // Like `//` comments in Go: the comment syntax and one space go, further indentation stays (code blocks).
+    lines = inner.split('\n').map((l, i) => {
+      const starred = /^\s*\*/.exec(l);
+      if (starred) return l.slice(starred[0].length).replace(/^ /, '').trimEnd();
+      return i === 0 ? l.replace(/^ /, '').trimEnd() : l.trim();
+    });
   } else {
     // The run of `//` comments that touches the declaration (no blank line in between).
     let next = nodeStart;
