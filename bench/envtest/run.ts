@@ -1,11 +1,11 @@
 // bench/envtest: how long the envtest binaries took to build (recorded by .ci/test-assets.sh in
 // the cache folder as build-seconds) and how long a warm startTestEnv()/stop() takes, as the median
-// of several runs, without CRDs and with the runtime tests' two CRDs.
+// of several runs, without CRDs and with the runtime tests' two CRDs, and the servers' memory.
 // Usage (via `npm run bench:envtest -- <flags>`): --runs 5
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startTestEnv, type TestEnvOptions } from '@opgen/runtime/envtest';
@@ -55,7 +55,8 @@ console.log(`envtest bench: ${version('kube-apiserver')}, ${version('etcd')}, ${
 const record = join(assets, 'build-seconds');
 if (existsSync(record)) {
   const built = Number(readFileSync(record, 'utf8').trim());
-  console.log(`cold build of the binaries (.ci/test-assets.sh, recorded in ${record}): ${built} s (${(built / 60).toFixed(1)} min)`);
+  // Cold only if the Go module and build caches were empty then; docs/envtest.md has the measured cold figure.
+  console.log(`build of the binaries into this cache folder (.ci/test-assets.sh, recorded in ${record}): ${built} s (${(built / 60).toFixed(1)} min)`);
 } else {
   console.log(`cold build: no record in ${assets} (binaries not built by .ci/test-assets.sh, e.g. from setup-envtest)`);
 }
@@ -66,3 +67,24 @@ console.log(`stop, no CRDs:           ${summary(bare.stop)}`);
 const withCrds = await timeStartStop({ crdPaths: [crdFolder] });
 console.log(`warm start, 2 CRDs:      ${summary(withCrds.start)}`);
 console.log(`stop, 2 CRDs:            ${summary(withCrds.stop)}`);
+
+/** Resident memory of the env's processes (found by their temp folder on the command line), in MB. */
+function residentMb(folder: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(folder)) continue;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const name = /^Name:\s+(\S+)/m.exec(status)?.[1] ?? pid;
+      out[name] = Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024);
+    } catch { /* exited meanwhile */ }
+  }
+  return out;
+}
+
+if (existsSync('/proc/self/status')) {
+  const env = await startTestEnv({ crdPaths: [crdFolder] });
+  const rss = residentMb(dirname(env.kubeconfigPath));
+  await env.stop();
+  console.log(`memory after start, 2 CRDs: ${Object.entries(rss).sort().map(([n, mb]) => `${n} ${mb} MB`).join(', ')} (RSS)`);
+}
