@@ -22,10 +22,12 @@ if have_all; then echo "$OUT"; exit 0; fi
 
 # One build at a time: a second caller (another vitest run, CI) waits for the first, then reuses it.
 mkdir -p "$CACHE_ROOT"
-exec 9>"$OUT.lock"
-if ! flock -n 9; then
-  log "another build of $OUT is running; waiting for it"
-  flock 9
+if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where builds are not serialized
+  exec 9>"$OUT.lock"
+  if ! flock -n 9; then
+    log "another build of $OUT is running; waiting for it"
+    flock 9
+  fi
 fi
 if have_all; then echo "$OUT"; exit 0; fi
 
