@@ -49,8 +49,8 @@ interface Operator {
 
 interface Outcome {
   seconds: number;
-  /** controller_runtime_reconcile_total by result, scraped from the operator's /metrics at the end. */
-  reconciles: Record<string, number>;
+  /** Scraped from the operator's /metrics at the end. */
+  reconciles: ReconcileStats;
   idleRssKb: number;
   peakRssKb: number;
   cachedObjects: number;
@@ -92,18 +92,27 @@ async function waitReady(port: number, child: ChildProcess, logPath: string): Pr
   fail(`the operator was not ready within 120 s; its log:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
 }
 
-/** Both runtimes export controller_runtime_reconcile_total{controller,result}. */
-async function reconcileCounts(metricsPort: number): Promise<Record<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const counts: Record<string, number> = {};
-  for (const m of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*result="([a-z_]+)"[^}]*\} (\S+)$/gm)) {
-    counts[m[1]!] = (counts[m[1]!] ?? 0) + Number(m[2]);
-  }
-  return counts;
+interface ReconcileStats {
+  /** controller_runtime_reconcile_total by result. */
+  byResult: Record<string, number>;
+  /** Mean of controller_runtime_reconcile_time_seconds, in ms. */
+  meanMs: number;
 }
 
-const describeReconciles = (r: Record<string, number>) =>
-  `${Object.values(r).reduce((a, b) => a + b, 0)} reconciles (${Object.entries(r).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')})`;
+/** Both runtimes export controller_runtime_reconcile_total and _time_seconds with the same names. */
+async function reconcileStats(metricsPort: number): Promise<ReconcileStats> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const byResult: Record<string, number> = {};
+  for (const m of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*result="([a-z_]+)"[^}]*\} (\S+)$/gm)) {
+    byResult[m[1]!] = (byResult[m[1]!] ?? 0) + Number(m[2]);
+  }
+  const total = (name: string) =>
+    [...text.matchAll(new RegExp(`^controller_runtime_reconcile_time_seconds_${name}\\{[^}]*\\} (\\S+)$`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
+  return { byResult, meanMs: (total('sum') / total('count')) * 1000 };
+}
+
+const describeReconciles = (r: ReconcileStats) =>
+  `${Object.values(r.byResult).reduce((a, b) => a + b, 0)} reconciles (${Object.entries(r.byResult).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ')}), mean reconcile ${r.meanMs.toFixed(1)} ms`;
 
 interface WatchedWidget {
   metadata?: { name?: string; resourceVersion?: string; generation?: number };
@@ -206,7 +215,7 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
       watcher.stop();
     });
     const peak = memoryKb(child.pid!).peak;
-    const reconciles = await reconcileCounts(metricsPort);
+    const reconciles = await reconcileStats(metricsPort);
 
     const configMaps = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app.kubernetes.io/managed-by=widget-operator' });
     if (configMaps.items.length !== count) fail(`${operator.label}: expected ${count} ConfigMaps, found ${configMaps.items.length}`);
