@@ -63,7 +63,7 @@ fi
 # kube-apiserver (and kubectl): k8s.io/kubernetes requires its staging modules at v0.0.0, so pin each
 # staging module to the matching v0.<minor>.<patch> with replace directives read from its own go.mod.
 if [ ! -x "$OUT/kube-apiserver" ] || { [ "$want_kubectl" = 1 ] && [ ! -x "$OUT/kubectl" ]; }; then
-  log "building kube-apiserver v$K8S_VERSION (first run only; ~15-25 min on 2 cores)"
+  log "building kube-apiserver v$K8S_VERSION (first run only; about 8 min on 2 cores with empty Go caches)"
   mkdir -p "$work/kas"
   cd "$work/kas"
   gomod="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
