@@ -78,6 +78,11 @@ export class LeaderElector {
    */
   async run(signal: AbortSignal, onStartedLeading: () => void): Promise<{ lost: boolean }> {
     if (!(await this.acquire(signal))) return { lost: false };
+    // The last attempt can succeed just as the stop arrives: hand the lease back without leading.
+    if (signal.aborted) {
+      await this.release();
+      return { lost: false };
+    }
     onStartedLeading();
     const lost = await this.renewUntilLostOrAborted(signal);
     if (lost) {
