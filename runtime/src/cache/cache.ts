@@ -8,6 +8,7 @@ import { Transport } from '../client/internal/transport.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { silentLogger, type Logger } from '../log/index.js';
 import { Informer, type InformerOptions } from './informer.js';
+import type { IndexFunc } from './store.js';
 
 export interface CacheOptions {
   /** Restrict every namespaced informer to these namespaces; default all. */
@@ -56,7 +57,7 @@ export class Cache implements Reader {
       const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, log: this.opts.log };
       informer = new Informer<T>(this.transport, kind, options);
       this.informers.set(key, informer as unknown as Informer);
-      if (this.runningSignal) this.running.push(this.runInformer(informer, this.runningSignal));
+      if (this.runningSignal) this.running.push(this.runInformer(informer as unknown as Informer, this.runningSignal));
     }
     return informer;
   }
@@ -96,12 +97,49 @@ export class Cache implements Reader {
   }
 
   async list<T extends KubeObject>(kind: ResourceKind<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
-    if (opts.fieldSelector) throw new Error(`list ${kind.plural} from the cache: field selectors are not supported; use manager.apiReader`);
-    const namespace = kind.namespaced ? opts.namespace || undefined : undefined;
+    const fields = parseFieldSelector(kind, opts.fieldSelector);
+    let namespace = kind.namespaced ? opts.namespace || undefined : undefined;
+    const byName = fields['metadata.name'];
+    const byNamespace = fields['metadata.namespace'];
+    delete fields['metadata.name'];
+    delete fields['metadata.namespace'];
+    if (byNamespace !== undefined) {
+      if (namespace !== undefined && namespace !== byNamespace) return emptyList(kind);
+      namespace = byNamespace;
+    }
     const informer = await this.syncedInformer(kind, namespace);
-    const items = informer.store.list({ namespace, labelSelector: opts.labelSelector }).map((o) => structuredClone(o));
+    for (const field of Object.keys(fields)) {
+      if (!informer.store.hasIndex(field)) {
+        throw new Error(`list ${kind.plural} from the cache: no index for field "${field}"; add one with cache.indexField(${kind.kind}, '${field}', fn) before start, or read through manager.apiReader`);
+      }
+    }
+    const items = informer.store
+      .list({ namespace, labelSelector: opts.labelSelector, fields })
+      .filter((o) => byName === undefined || o.metadata?.name === byName)
+      .map((o) => structuredClone(o));
     items.sort((a, b) => compareKeys(a, b));
     return { apiVersion: kind.apiVersion, kind: `${kind.kind}List`, metadata: {}, items };
+  }
+
+  /**
+   * Indexes `kind` by a value derived from each object, so `list(kind, { fieldSelector: 'field=value' })`
+   * answers from memory (controller-runtime's IndexField). Call before the cache starts or any time after.
+   */
+  indexField<T extends KubeObject>(kind: ResourceKind<T>, field: string, extract: IndexFunc<T>): void {
+    this.informerFor(kind).store.addIndex(field, extract);
+  }
+
+  /** Whether list(kind, opts) can be answered from memory (the kind is cached and every selected field is indexed). */
+  canList(kind: ResourceKind, opts: ListOptions = {}): boolean {
+    const informer = this.informers.get(kindKey(kind));
+    if (!informer) return false;
+    try {
+      return Object.keys(parseFieldSelector(kind, opts.fieldSelector)).every(
+        (f) => f === 'metadata.name' || f === 'metadata.namespace' || informer.store.hasIndex(f),
+      );
+    } catch {
+      return false;
+    }
   }
 
   private async syncedInformer<T extends KubeObject>(kind: ResourceKind<T>, namespace: string | undefined): Promise<Informer<T>> {
@@ -130,4 +168,20 @@ function compareKeys(a: KubeObject, b: KubeObject): number {
   const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
   const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
   return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function emptyList<T extends KubeObject>(kind: ResourceKind<T>): KubeList<T> {
+  return { apiVersion: kind.apiVersion, kind: `${kind.kind}List`, metadata: {}, items: [] };
+}
+
+/** `a=b,c==d` → { a: 'b', c: 'd' }; the cache answers only exact matches. */
+function parseFieldSelector(kind: ResourceKind, selector: string | undefined): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!selector) return fields;
+  for (const term of selector.split(',')) {
+    const m = term.trim().match(/^([^=!\s]+)\s*==?\s*([^=!\s]*)$/);
+    if (!m) throw new Error(`list ${kind.plural} from the cache: field selector "${selector}" is not a list of field=value terms; read through manager.apiReader`);
+    fields[m[1]!] = m[2]!;
+  }
+  return fields;
 }

@@ -53,3 +53,24 @@ describe('Store', () => {
     expect(s.size).toBe(2);
   });
 });
+
+describe('Store field indexes', () => {
+  it('lists by an indexed value and keeps the index current on update and delete', () => {
+    const s = new Store();
+    s.upsert({ metadata: { namespace: 'a', name: 'x', ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o1', uid: '1' }] } });
+    s.addIndex('owner', (o) => o.metadata?.ownerReferences?.map((r) => r.name));
+    s.upsert({ metadata: { namespace: 'a', name: 'y', ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o1', uid: '1' }] } });
+    s.upsert({ metadata: { namespace: 'b', name: 'z', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o1', uid: '1' }] } });
+    const names = (opts: Parameters<Store['list']>[0]) => s.list(opts).map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort();
+    expect(names({ fields: { owner: 'o1' } })).toEqual(['a/x', 'a/y', 'b/z']);
+    expect(names({ fields: { owner: 'o1' }, namespace: 'a' })).toEqual(['a/x', 'a/y']);
+    expect(names({ fields: { owner: 'o1' }, labelSelector: 'app=web' })).toEqual(['b/z']);
+    s.upsert({ metadata: { namespace: 'a', name: 'y', ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o2', uid: '2' }] } });
+    expect(names({ fields: { owner: 'o1' } })).toEqual(['a/x', 'b/z']);
+    expect(names({ fields: { owner: 'o2' } })).toEqual(['a/y']);
+    s.delete('a/x');
+    expect(names({ fields: { owner: 'o1' } })).toEqual(['b/z']);
+    expect(() => s.list({ fields: { nope: 'x' } })).toThrow(/no index for field "nope"/);
+    expect(() => s.addIndex('owner', () => undefined)).toThrow(/already exists/);
+  });
+});

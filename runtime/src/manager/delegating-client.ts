@@ -1,5 +1,6 @@
 // manager.client: reads of kinds the manager watches come from the cache (no API round trip, as in
-// controller-runtime's delegating client); everything else, and every write, goes to the API server.
+// controller-runtime's delegating client); everything else (including lists by a field the cache has
+// no index for), and every write, goes to the API server.
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
 import type { Cache } from '../cache/cache.js';
@@ -16,7 +17,7 @@ export class DelegatingClient implements Client {
   }
 
   list<T extends KubeObject>(kind: ResourceKind<T>, opts?: ListOptions): Promise<KubeList<T>> {
-    return this.cache.has(kind) && !opts?.fieldSelector ? this.cache.list(kind, opts) : this.api.list(kind, opts);
+    return this.cache.canList(kind, opts) ? this.cache.list(kind, opts) : this.api.list(kind, opts);
   }
 
   create: Client['create'] = (kind, obj, opts) => this.api.create(kind, obj, opts);

@@ -300,6 +300,7 @@ describe('manager + controller', () => {
     const ns = await namespace('mgr-reads');
     const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns] });
     mgr.controllerFor(Guestbook).complete({ reconcile: async () => Result.done() });
+    mgr.cache.indexField(Guestbook, 'spec.message', (g) => g.spec?.message);
     const run = await running(mgr);
     try {
       await client.create(ConfigMap, { metadata: { name: 'direct', namespace: ns } });
@@ -311,6 +312,17 @@ describe('manager + controller', () => {
       await client.delete(Guestbook, { namespace: ns, name: 'cached' });
       await eventually(async () => expect(isNotFound(await mgr.client.get(Guestbook, { namespace: ns, name: 'cached' }).catch((e: unknown) => e))).toBe(true));
       expect((await mgr.apiReader.list(Guestbook, { namespace: ns })).items).toEqual([]);
+      // Lists by an indexed field come from memory; by an unindexed one they go to the server.
+      for (const [name, tier] of [['web-1', 'web'], ['web-2', 'web'], ['db-1', 'db']]) {
+        await client.create(Guestbook, { metadata: { name: name!, namespace: ns }, spec: { message: tier } });
+      }
+      await eventually(async () => {
+        const web = await mgr.client.list(Guestbook, { namespace: ns, fieldSelector: 'spec.message=web' });
+        expect(web.items.map((g) => g.metadata?.name)).toEqual(['web-1', 'web-2']);
+      });
+      expect(mgr.cache.canList(Guestbook, { fieldSelector: 'spec.message=web' })).toBe(true);
+      expect((await mgr.client.list(Guestbook, { namespace: ns, fieldSelector: 'metadata.name=db-1' })).items.map((g) => g.spec?.message)).toEqual(['db']);
+      await expect(mgr.cache.list(Guestbook, { fieldSelector: 'spec.size=1' })).rejects.toThrow(/no index for field "spec.size"/);
     } finally {
       await run.stop();
     }
