@@ -89,7 +89,7 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   const startTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT', 60_000);
   const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
   // envtest's switch for the same thing, so kubebuilder users' CI settings carry over.
-  const attachLogs = opts.attachLogs ?? process.env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT === 'true';
+  const attachLogs = opts.attachLogs ?? /^(1|t|true)$/i.test(process.env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT ?? '');
   // Read manifests before starting anything, so a bad path fails fast.
   const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
   const webhookConfigs = pickWebhookConfigurations(readObjects(opts.webhookPaths ?? [], 'webhookPaths'));
