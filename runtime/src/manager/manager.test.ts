@@ -321,7 +321,10 @@ describe('manager + controller', () => {
         expect(web.items.map((g) => g.metadata?.name)).toEqual(['web-1', 'web-2']);
       });
       expect(mgr.cache.canList(Guestbook, { fieldSelector: 'spec.message=web' })).toBe(true);
-      expect((await mgr.client.list(Guestbook, { namespace: ns, fieldSelector: 'metadata.name=db-1' })).items.map((g) => g.spec?.message)).toEqual(['db']);
+      await eventually(async () => {
+        const db = await mgr.client.list(Guestbook, { namespace: ns, fieldSelector: 'metadata.name=db-1' });
+        expect(db.items.map((g) => g.spec?.message)).toEqual(['db']);
+      });
       await expect(mgr.cache.list(Guestbook, { fieldSelector: 'spec.size=1' })).rejects.toThrow(/no index for field "spec.size"/);
     } finally {
       await run.stop();
