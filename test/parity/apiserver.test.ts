@@ -9,7 +9,7 @@ import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesIn, readManifests, runControllerGen, runOpgen, type GeneratorRun } from './harness.js';
 
-const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster'];
+const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster', 'cronjob'];
 
 interface Crd {
   metadata: { name: string };

@@ -68,6 +68,12 @@ const fixtures: { fixture: string; target: Target; files: string[]; covers: stri
     files: ['cluster.parity.opgen.dev_tenants.yaml'],
     covers: 'cluster scope, +versionName, package-level Optional, +kubebuilder:skip',
   },
+  {
+    fixture: 'cronjob',
+    target: 'crd',
+    files: ['batch.parity.opgen.dev_cronjobs.yaml'],
+    covers: "the shape of kubebuilder's CronJob tutorial: JobTemplateSpec, marker blocks separated from the doc by a blank line",
+  },
   { fixture: 'rbac', target: 'rbac', files: ['role.yaml'], covers: 'RBAC markers: merging, core group, URLs, resourceNames, *, namespaced Roles' },
   {
     fixture: 'webhook',
