@@ -219,6 +219,13 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
 
     const configMaps = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app.kubernetes.io/managed-by=widget-operator' });
     if (configMaps.items.length !== count) fail(`${operator.label}: expected ${count} ConfigMaps, found ${configMaps.items.length}`);
+    for (const cm of configMaps.items) {
+      const owner = cm.metadata?.ownerReferences?.find((r) => r.controller);
+      const index = Number(cm.metadata?.name?.slice('widget-'.length));
+      if (owner?.kind !== 'Widget' || owner.name !== cm.metadata?.name || cm.data?.index !== String(index)) {
+        fail(`${operator.label}: ConfigMap ${cm.metadata?.name} is not the Widget's (owner ${owner?.kind}/${owner?.name}, data.index ${cm.data?.index})`);
+      }
+    }
     const allConfigMaps = await core.listNamespacedConfigMap({ namespace });
     return {
       seconds: (finished - started) / 1000,
