@@ -31,6 +31,18 @@ describe('kubernetesModelSchema', () => {
     }
   });
 
+  it('gives every model a structural schema (a type, or int-or-string, or preserved unknown fields, on every node)', () => {
+    const names = kubernetesModelNames();
+    expect(names.length).toBeGreaterThan(700);
+    const untyped: string[] = [];
+    for (const name of names) {
+      for (const [path, node] of walk(kubernetesModelSchema(name)!)) {
+        if (node.type === undefined && !node['x-kubernetes-int-or-string'] && !node['x-kubernetes-preserve-unknown-fields']) untyped.push(`${name}${path}`);
+      }
+    }
+    expect(untyped).toEqual([]);
+  });
+
   it('keeps controller-gen descriptions (Go line breaks) and its int-or-string form for Quantity', () => {
     const resources = kubernetesModelSchema('V1ResourceRequirements')!;
     expect(resources.description).toBe('ResourceRequirements describes the compute resource requirements.');
