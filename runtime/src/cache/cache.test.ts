@@ -147,4 +147,22 @@ describe('Cache', () => {
     stop.abort();
     await running;
   });
+
+  it('reopens a watch that went quiet from its last resourceVersion', async () => {
+    await client.create(Namespace, { metadata: { name: 'cache-e' } });
+    const stop = new AbortController();
+    const logLines: string[] = [];
+    const cache = createCache(env.kubeConfig, { namespaces: ['cache-e'], watchIdleTimeoutMs: 1000, log: createLogger({ level: 'debug', write: (l) => logLines.push(l) }) });
+    const added: string[] = [];
+    cache.informerFor(ConfigMap).addEventHandler({ onAdd: (o) => added.push(o.metadata?.name ?? '') });
+    const running = cache.start(stop.signal);
+    await cache.waitForSync(stop.signal);
+    const messages = () => logLines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    await eventually(() => expect(messages()).toContain('watch idle for too long, reopening'), 10_000);
+    await client.create(ConfigMap, { metadata: { name: 'after-idle', namespace: 'cache-e' } });
+    await eventually(() => expect(added).toEqual(['after-idle']));
+    expect(messages().filter((m) => m === 'listed')).toHaveLength(1);
+    stop.abort();
+    await running;
+  });
 });

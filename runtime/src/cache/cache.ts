@@ -17,6 +17,8 @@ export interface CacheOptions {
   transform?: (obj: KubeObject) => KubeObject;
   /** See InformerOptions.resyncPeriodMs; default 0 (off) for a bare cache. */
   resyncPeriodMs?: number;
+  /** See InformerOptions.watchIdleTimeoutMs. */
+  watchIdleTimeoutMs?: number;
   log: Logger;
 }
 
@@ -54,7 +56,7 @@ export class Cache implements Reader {
     const key = kindKey(kind);
     let informer = this.informers.get(key) as Informer<T> | undefined;
     if (!informer) {
-      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, log: this.opts.log };
+      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, watchIdleTimeoutMs: this.opts.watchIdleTimeoutMs, log: this.opts.log };
       informer = new Informer<T>(this.transport, kind, options);
       this.informers.set(key, informer as unknown as Informer);
       if (this.runningSignal) this.running.push(this.runInformer(informer as unknown as Informer, this.runningSignal));

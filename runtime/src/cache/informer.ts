@@ -37,6 +37,12 @@ export interface InformerOptions {
    * controller-runtime's 10 hours.
    */
   resyncPeriodMs?: number;
+  /**
+   * A watch that brings nothing, not even a bookmark (the API server sends one about every minute),
+   * for this long is presumed dead (a half-open connection after a network fault) and reopened from
+   * the last resourceVersion; default 150 s.
+   */
+  watchIdleTimeoutMs?: number;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {
@@ -249,6 +255,14 @@ class Reflector<T extends KubeObject> {
     signal.addEventListener('abort', onAbort, { once: true });
     // Safety net if the connection silently dies: the server should have ended it by now.
     const timer = setTimeout(() => stop.abort(), (timeoutSeconds + 30) * 1000);
+    const idleMs = this.opts.watchIdleTimeoutMs ?? 150_000;
+    let lastSeen = Date.now();
+    const watchdog = setInterval(() => {
+      if (Date.now() - lastSeen > idleMs) {
+        this.log.info('watch idle for too long, reopening', { idleMs, resourceVersion: this.resourceVersion });
+        stop.abort();
+      }
+    }, Math.min(15_000, Math.max(100, idleMs / 4)));
     let events = 0;
     try {
       const stream = this.transport.watch(
@@ -264,6 +278,7 @@ class Reflector<T extends KubeObject> {
       );
       for await (const ev of stream) {
         events++;
+        lastSeen = Date.now();
         if (ev.type === 'ERROR') {
           const status = ev.object as Status;
           throw new ApiError(status.code ?? 500, status, `watch ${this.kind.plural}`);
@@ -283,6 +298,7 @@ class Reflector<T extends KubeObject> {
       throw err;
     } finally {
       clearTimeout(timer);
+      clearInterval(watchdog);
       signal.removeEventListener('abort', onAbort);
     }
     return { events, durationMs: Date.now() - started };
