@@ -185,7 +185,13 @@ describe('startTestEnv lifecycle', () => {
       expect(commands).toEqual(['etcd', 'kube-apiserver']);
       expect(existsSync(join(folder, 'kubeconfig'))).toBe(true);
 
+      // A client still watching (a running informer) is closed cleanly, not cut by SIGKILL at the deadline.
+      let watchEnd: unknown = 'still open';
+      const watch = await new Watch(env.kubeConfig).watch('/api/v1/configmaps', {}, () => {}, (err) => { watchEnd = err; });
+
       await env.stop();
+      expect(watchEnd).toBeNull();
+      watch.abort();
       expect(processesMentioning(folder)).toEqual([]);
       for (const pid of running) expect(existsSync(`/proc/${pid}`)).toBe(false);
       expect(existsSync(folder)).toBe(false);
