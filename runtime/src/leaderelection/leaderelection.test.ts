@@ -1,7 +1,8 @@
 // Leader election against a real kube-apiserver (envtest). The test reads and overwrites the Lease
 // through kubectl and client-node, not through the elector's own lease client.
-import { CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
+import { createServer, connect, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
@@ -63,6 +64,41 @@ async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Pr
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A TCP relay to the API server, and a KubeConfig that goes through it: cut() partitions whoever
+ * uses it from the API server, as a crashed or cut-off node would be.
+ */
+async function partitionable(): Promise<{ kubeConfig: KubeConfig; cut: () => void }> {
+  const upstream = new URL(env.server);
+  const sockets = new Set<Socket>();
+  const relay = createServer((client) => {
+    const server = connect(Number(upstream.port), upstream.hostname);
+    for (const s of [client, server]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(server).pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const address = relay.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: env.kubeConfig.clusters.map((c) => ({ ...c, server: `https://127.0.0.1:${port}` })),
+    users: env.kubeConfig.users,
+    contexts: env.kubeConfig.contexts,
+    currentContext: env.kubeConfig.currentContext,
+  });
+  return {
+    kubeConfig,
+    cut: () => {
+      relay.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
 
 function elector(name: string, identity: string, timings: Partial<LeaderElectionConfig> = {}): LeaderElector {
   return new LeaderElector({
@@ -128,6 +164,33 @@ describe('LeaderElector', () => {
     const lease = await readLease('crashed');
     expect(lease.spec?.holderIdentity).toBe('candidate-b');
     expect(lease.spec?.leaseTransitions).toBe(5);
+    b.stop();
+    await b.done;
+  });
+
+  it('when the leader is cut off, it reports lost before the other candidate takes over after the lease duration', async () => {
+    const link = await partitionable();
+    const a = campaign(new LeaderElector({
+      kubeConfig: link.kubeConfig, namespace: 'default', name: 'partitioned', identity: 'candidate-a',
+      leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500,
+    }));
+    await waitFor(() => a.leading, 5000, 'a to lead');
+    const b = campaign(elector('partitioned', 'candidate-b'));
+    await sleep(1500);
+    expect(b.ledAt).toBeUndefined();
+
+    link.cut();
+    const cutAt = performance.now();
+    expect(await a.done).toEqual({ lost: true });
+    const lostAt = performance.now();
+    await waitFor(() => b.leading, 6000, 'b to take over');
+    // a renewed at most retryPeriod before the cut and gives up within renewDeadline after its next
+    // round; b waits a full lease duration from the last renew it saw: no two leaders at once.
+    expect(lostAt).toBeLessThan(b.ledAt!);
+    expect(lostAt - cutAt).toBeLessThan(500 + 2000 + 500);
+    expect(b.ledAt! - cutAt).toBeGreaterThanOrEqual(3000 - 500);
+    expect(b.ledAt! - cutAt).toBeLessThan(3000 + 1100 + 1500);
+    expect((await readLease('partitioned')).spec?.holderIdentity).toBe('candidate-b');
     b.stop();
     await b.done;
   });
