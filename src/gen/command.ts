@@ -1,7 +1,6 @@
 // `opgen generate [crd|rbac|webhook]` and `opgen markers`. Every generator stages its files in a Tree;
 // nothing is written unless every generator succeeded, and `--check` compares instead of writing.
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import type { ApiFolder } from '../crd/generate.js';
@@ -10,6 +9,7 @@ import { Tree, commitTree } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
 import { createGeneratorRegistry } from './registry.js';
+import { loadTypeScript } from './typescript-loader.js';
 import { toYaml } from './yaml.js';
 
 export type GenerateTarget = 'crd' | 'rbac' | 'webhook';
@@ -78,8 +78,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     if (differences) return reportCheck(o.cwd, differences, out);
   }
 
-  // require() rather than import(): Node then skips scanning the 9 MB CommonJS compiler for named exports.
-  const { ts } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+  const ts = loadTypeScript();
   const { registry, schemaMarkers } = createGeneratorRegistry();
   const errors: OpgenError[] = [];
   const sources = new SourceSet(ts, registry, o.cwd, errors);

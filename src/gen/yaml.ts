@@ -153,49 +153,75 @@ const LINE = /^( *)((?:- )*)((?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^'"\s-][^:]*?)
 /** Re-folds the long scalar lines of unfolded output the way yaml.v2 folds them. */
 function foldLikeYamlV2(text: string): string {
   const lines = text.split('\n');
-  const out: string[] = [];
   let blockIndent = -1;
-  for (const line of lines) {
-    const indent = line.length - line.trimStart().length;
-    if (blockIndent >= 0 && (line.trim() === '' || indent >= blockIndent)) {
-      out.push(line);
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n]!;
+    if (blockIndent >= 0) {
+      if (line.length === 0 || line.length - line.trimStart().length >= blockIndent) continue;
+      blockIndent = -1;
+    }
+    if (BLOCK_HEADER.test(line)) {
+      const m = LINE.exec(line);
+      if (m) blockIndent = m[1]!.length + m[2]!.length + 1;
       continue;
     }
-    blockIndent = -1;
+    if (line.length <= BEST_WIDTH) continue;
     const m = LINE.exec(line);
-    if (!m) {
-      out.push(line);
-      continue;
-    }
+    if (!m) continue;
     const [, spaces, dashes, key, value] = m as unknown as [string, string, string, string | undefined, string];
+    if (value === '' || value === '{}' || value === '[]' || [...line].length <= BEST_WIDTH) continue;
     const keyStart = spaces.length + dashes.length;
-    if (/^[|>]/.test(value)) {
-      blockIndent = keyStart + 1;
-      out.push(line);
-      continue;
-    }
-    if ([...line].length <= BEST_WIDTH || value === '' || value === '{}' || value === '[]') {
-      out.push(line);
-      continue;
-    }
     const prefix = line.slice(0, line.length - value.length);
-    const continuation = key ? keyStart + 2 : keyStart;
-    out.push(prefix + foldScalar([...prefix].length, value, continuation));
+    lines[n] = prefix + foldScalar([...prefix].length, value, key ? keyStart + 2 : keyStart);
   }
-  return out.join('\n');
+  return lines.join('\n');
+}
+
+const BLOCK_HEADER = /(?:^ *|: |- )[|>][0-9]?[-+]?$/;
+
+const styles = new Map<string, Style>();
+
+function styleOf(s: string): Style {
+  let style = styles.get(s);
+  if (style === undefined) {
+    style = yamlV2Style(s);
+    styles.set(s, style);
+  }
+  return style;
+}
+
+type YamlModule = typeof import('yaml');
+
+/** The yaml node for a JSON-like value: keys sorted by yaml.v2's comparator, each string in yaml.v2's style. */
+function toNode(y: YamlModule, value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const seq = new y.YAMLSeq();
+    seq.items = value.map((v) => toNode(y, v));
+    return seq;
+  }
+  if (value !== null && typeof value === 'object') {
+    const map = new y.YAMLMap();
+    const obj = value as Record<string, unknown>;
+    for (const k of Object.keys(obj).sort(yamlKeyCompare)) {
+      if (obj[k] === undefined) continue;
+      const key = new y.Scalar(k);
+      key.type = styleOf(k);
+      map.items.push(new y.Pair(key, toNode(y, obj[k])));
+    }
+    return map;
+  }
+  const scalar = new y.Scalar(value);
+  if (typeof value === 'string') scalar.type = styleOf(value);
+  return scalar;
 }
 
 /** Serialises each object as a YAML document preceded by `---`, optionally after a header. */
 export async function toYaml(docs: readonly object[], header = ''): Promise<string> {
-  const { Document, isScalar, visit } = await import('yaml');
+  const y = await import('yaml');
   let out = header;
   for (const value of docs) {
-    const doc = new Document(value, { sortMapEntries: (a, b) => yamlKeyCompare(String(a.key), String(b.key)) });
-    visit(doc, {
-      Scalar(_key, node) {
-        if (isScalar(node) && typeof node.value === 'string') node.type = yamlV2Style(node.value);
-      },
-    });
+    const doc = new y.Document();
+    doc.contents = toNode(y, value) as typeof doc.contents;
     const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal', doubleQuotedAsJSON: true });
     out += `---\n${foldLikeYamlV2(text)}`;
   }
