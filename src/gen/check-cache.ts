@@ -1,8 +1,10 @@
-// A record of the last `opgen generate`: the hash of every source it read and of every file it wrote.
+// A record of the last `opgen generate`: the hash of every source it read and of every file it wrote, kept in
+// node_modules/.cache/opgen (or ~/.cache/opgen/generate/ when the project has no node_modules).
 // `opgen generate --check` on an unchanged project compares hashes instead of regenerating, which keeps
 // it well under a second. Any doubt (other options, a changed or new source) falls back to a full run.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,9 +22,12 @@ export function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
 
-function cacheFile(cwd: string): string | undefined {
+/** node_modules/.cache/opgen in a project with dependencies installed, else the user's cache folder. */
+function cacheFile(cwd: string): string {
   const modules = join(cwd, 'node_modules');
-  return existsSync(modules) ? join(modules, '.cache', 'opgen', 'generate.json') : undefined;
+  if (existsSync(modules)) return join(modules, '.cache', 'opgen', 'generate.json');
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'opgen', 'generate', `${sha1(cwd)}.json`);
 }
 
 /** Identifies the generator build and the options, so a record is only trusted by the same run. */
@@ -33,7 +38,7 @@ export function recordKey(parts: unknown): string {
 
 export function readRecord(cwd: string): CheckRecord | undefined {
   const file = cacheFile(cwd);
-  if (!file || !existsSync(file)) return undefined;
+  if (!existsSync(file)) return undefined;
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as CheckRecord;
   } catch {
@@ -43,7 +48,6 @@ export function readRecord(cwd: string): CheckRecord | undefined {
 
 export function writeRecord(cwd: string, record: CheckRecord): void {
   const file = cacheFile(cwd);
-  if (!file) return;
   try {
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, JSON.stringify(record));
