@@ -38,9 +38,10 @@ export interface InformerOptions {
    */
   resyncPeriodMs?: number;
   /**
-   * A watch that brings nothing, not even a bookmark (the API server sends one about every minute),
-   * for this long is presumed dead (a half-open connection after a network fault) and reopened from
-   * the last resourceVersion; default 150 s.
+   * A watch that brings nothing for this long is presumed dead (a half-open connection after a
+   * network fault) and reopened from the last resourceVersion. Default 0 (off): kube-apiserver 1.36
+   * sent no bookmark on a quiet watch within 75 s, so a short limit would just reconnect quiet
+   * watches; every watch still ends by its server-side timeout (5-10 min) plus 30 s at the latest.
    */
   watchIdleTimeoutMs?: number;
 }
@@ -255,14 +256,17 @@ class Reflector<T extends KubeObject> {
     signal.addEventListener('abort', onAbort, { once: true });
     // Safety net if the connection silently dies: the server should have ended it by now.
     const timer = setTimeout(() => stop.abort(), (timeoutSeconds + 30) * 1000);
-    const idleMs = this.opts.watchIdleTimeoutMs ?? 150_000;
+    const idleMs = this.opts.watchIdleTimeoutMs ?? 0;
     let lastSeen = Date.now();
-    const watchdog = setInterval(() => {
-      if (Date.now() - lastSeen > idleMs) {
-        this.log.info('watch idle for too long, reopening', { idleMs, resourceVersion: this.resourceVersion });
-        stop.abort();
-      }
-    }, Math.min(15_000, Math.max(100, idleMs / 4)));
+    const watchdog =
+      idleMs > 0
+        ? setInterval(() => {
+            if (Date.now() - lastSeen > idleMs) {
+              this.log.info('watch idle for too long, reopening', { idleMs, resourceVersion: this.resourceVersion });
+              stop.abort();
+            }
+          }, Math.min(15_000, Math.max(100, idleMs / 4)))
+        : undefined;
     let events = 0;
     try {
       const stream = this.transport.watch(
