@@ -80,7 +80,7 @@ async function waitReady(port: number, child: ChildProcess, logPath: string): Pr
   const deadline = performance.now() + 120_000;
   while (performance.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      fail(`the operator exited before it was ready; its log:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
+      throw new Error(`the operator exited before it was ready; its log:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
     }
     try {
       if ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200) return;
@@ -89,7 +89,7 @@ async function waitReady(port: number, child: ChildProcess, logPath: string): Pr
     }
     await sleep(50);
   }
-  fail(`the operator was not ready within 120 s; its log:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
+  throw new Error(`the operator was not ready within 120 s; its log:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
 }
 
 interface ReconcileStats {
@@ -218,12 +218,12 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
     const reconciles = await reconcileStats(metricsPort);
 
     const configMaps = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app.kubernetes.io/managed-by=widget-operator' });
-    if (configMaps.items.length !== count) fail(`${operator.label}: expected ${count} ConfigMaps, found ${configMaps.items.length}`);
+    if (configMaps.items.length !== count) throw new Error(`${operator.label}: expected ${count} ConfigMaps, found ${configMaps.items.length}`);
     for (const cm of configMaps.items) {
       const owner = cm.metadata?.ownerReferences?.find((r) => r.controller);
       const index = Number(cm.metadata?.name?.slice('widget-'.length));
       if (owner?.kind !== 'Widget' || owner.name !== cm.metadata?.name || cm.data?.index !== String(index)) {
-        fail(`${operator.label}: ConfigMap ${cm.metadata?.name} is not the Widget's (owner ${owner?.kind}/${owner?.name}, data.index ${cm.data?.index})`);
+        throw new Error(`${operator.label}: ConfigMap ${cm.metadata?.name} is not the Widget's (owner ${owner?.kind}/${owner?.name}, data.index ${cm.data?.index})`);
       }
     }
     const allConfigMaps = await core.listNamespacedConfigMap({ namespace });
@@ -248,6 +248,14 @@ const perObjectKb = (o: Outcome) => (o.peakRssKb - o.idleRssKb) / o.cachedObject
 
 async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'opgen-bench-runtime-'));
+  try {
+    await benchmark(workDir);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+async function benchmark(workDir: string): Promise<void> {
   const goBinary = join(workDir, 'widget-operator');
   const peerVersion = /sigs\.k8s\.io\/controller-runtime (v\S+)/.exec(readFileSync(join(peersDir, 'go.mod'), 'utf8'))?.[1] ?? '?';
   const operators: Operator[] = [
@@ -261,7 +269,7 @@ async function main(): Promise<void> {
       await promisify(execFile)('go', ['build', '-o', goBinary, './widget-operator'], { cwd: peersDir, maxBuffer: 16 << 20 });
     } catch (err) {
       const e = err as NodeJS.ErrnoException & { stderr?: string };
-      fail(e.code === 'ENOENT' ? 'go is not installed; it builds the controller-runtime peer in bench/peers (or pass --only ts)' : `go build failed:\n${e.stderr ?? e.message}`);
+      throw new Error(e.code === 'ENOENT' ? 'go is not installed; it builds the controller-runtime peer in bench/peers (or pass --only ts)' : `go build failed:\n${e.stderr ?? e.message}`);
     }
   }
 
@@ -289,7 +297,6 @@ async function main(): Promise<void> {
     }
   } finally {
     await env.stop();
-    rmSync(workDir, { recursive: true, force: true });
   }
 
   const summary = operators.map((o) => {
