@@ -66,9 +66,9 @@ export async function runControllerGen(fixture: string, targets: Target[]): Prom
 
 /**
  * opgen as a user runs it outside a project: `opgen generate <target> --paths <fixture> --output-dir <dir>`,
- * through the CLI's own entry point, from test/parity/ts (so error positions are relative to it).
+ * through the CLI's own entry point, from test/parity/ts by default (so error positions are relative to it).
  */
-export async function runOpgen(fixture: string, target: Target, args: string[] = []): Promise<GeneratorRun> {
+export async function runOpgen(fixture: string, target: Target, args: string[] = [], cwd = tsRoot): Promise<GeneratorRun> {
   const dir = freshDir(`opgen-${fixture}`);
   let stdout = '';
   let stderr = '';
@@ -78,7 +78,7 @@ export async function runOpgen(fixture: string, target: Target, args: string[] =
   const code = await run(
     ['generate', target, '--paths', fixture, '--output-dir', join(dir, target), ...args],
     { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
-    tsRoot,
+    cwd,
   );
   return { code, stdout, stderr, dir };
 }

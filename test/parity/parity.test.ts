@@ -3,7 +3,8 @@
 // only the generator's version annotation may differ. Where opgen deliberately differs (it refuses what
 // controller-gen writes and the API server would reject), the test says so and asserts both sides.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +15,7 @@ import {
   repoRoot,
   runControllerGen,
   runOpgen,
+  tsRoot,
   type GeneratorRun,
   type Target,
 } from './harness.js';
@@ -126,6 +128,20 @@ describe.each(fixtures)('$fixture ($target): $covers', ({ fixture, target, files
     for (const file of filesIn(join(opgen.dir, target))) {
       expect(readFileSync(join(again.dir, target, file), 'utf8'), file).toBe(readFileSync(join(opgen.dir, target, file), 'utf8'));
     }
+  });
+});
+
+// Known types come from `@opgen/runtime` and `@kubernetes/client-node` imports, recognised by name: opgen
+// must not need either package installed. The fixtures are copied where no node_modules is in reach.
+describe.each(['basics', 'kubernetes', 'cronjob'])('%s copied outside the repository (no node_modules in reach)', (fixture) => {
+  it('generates the same CRDs as controller-gen', async () => {
+    const alone = mkdtempSync(join(tmpdir(), 'opgen-parity-alone-'));
+    cpSync(join(tsRoot, fixture), join(alone, fixture), { recursive: true });
+    const [cg, opgen] = await Promise.all([runControllerGen(fixture, ['crd']), runOpgen(fixture, 'crd', [], alone)]);
+    expect(opgen.stderr).toBe('');
+    const files = filesIn(join(cg.dir, 'crd'));
+    expect(filesIn(join(opgen.dir, 'crd'))).toEqual(files);
+    for (const file of files) expect(readManifests(join(opgen.dir, 'crd', file)), file).toEqual(readManifests(join(cg.dir, 'crd', file)));
   });
 });
 

@@ -1,6 +1,5 @@
 import type {
   EventsV1EventSeries,
-  V1Affinity,
   V1Condition,
   V1Container,
   V1ContainerState,
@@ -18,10 +17,12 @@ import type {
   V1ResourceRequirements,
   V1SecretKeySelector,
   V1ServicePort,
-  V1Toleration,
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
+// Users import client-node models by name, renamed, or as a namespace; all three resolve the same way.
+import type * as k8s from '@kubernetes/client-node';
+import type { V1Toleration as Toleration } from '@kubernetes/client-node';
 import type { ObjectMeta } from '@opgen/runtime';
 import { GroupVersion } from './groupversion-info.js';
 
@@ -41,8 +42,8 @@ export interface WorkloadSpec {
    * Tolerations, at most three.
    * +kubebuilder:validation:MaxItems=3
    */
-  tolerations?: V1Toleration[];
-  affinity?: V1Affinity;
+  tolerations?: Toleration[];
+  affinity?: k8s.V1Affinity;
   /** Selector picks the pods. */
   selector: V1LabelSelector;
   imagePullSecrets?: V1LocalObjectReference[];
