@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Watch } from '@kubernetes/client-node';
 import { startTestEnv, type TestEnvOptions } from '@opgen/runtime/envtest';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -33,14 +34,17 @@ const median = (xs: number[]) => {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const summary = (xs: number[]) => `median ${seconds(median(xs))} (min ${seconds(Math.min(...xs))}, max ${seconds(Math.max(...xs))}, ${xs.length} runs)`;
 
-async function timeStartStop(opts: TestEnvOptions): Promise<{ start: number[]; stop: number[] }> {
+/** `withWatch`: a client keeps a watch open during stop(), as a running informer would. */
+async function timeStartStop(opts: TestEnvOptions, withWatch = false): Promise<{ start: number[]; stop: number[] }> {
   const start: number[] = [];
   const stop: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const env = await startTestEnv(opts);
+    const watch = withWatch ? await new Watch(env.kubeConfig).watch('/api/v1/configmaps', {}, () => {}, () => {}) : undefined;
     const t1 = performance.now();
     await env.stop();
+    watch?.abort();
     start.push(t1 - t0);
     stop.push(performance.now() - t1);
   }
@@ -67,6 +71,8 @@ console.log(`stop, no CRDs:           ${summary(bare.stop)}`);
 const withCrds = await timeStartStop({ crdPaths: [crdFolder] });
 console.log(`warm start, 2 CRDs:      ${summary(withCrds.start)}`);
 console.log(`stop, 2 CRDs:            ${summary(withCrds.stop)}`);
+const watched = await timeStartStop({}, true);
+console.log(`stop with an open watch: ${summary(watched.stop)}`);
 
 /** Resident memory of the env's processes (found by their temp folder on the command line), in MB. */
 function residentMb(folder: string): Record<string, number> {
