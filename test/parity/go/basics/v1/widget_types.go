@@ -131,6 +131,16 @@ type WidgetSpec struct {
 	// +kubebuilder:validation:Required
 	Strict string `json:"strict,omitempty"`
 
+	// Both says +optional and +kubebuilder:validation:Required; the latter wins.
+	// +optional
+	// +kubebuilder:validation:Required
+	Both string `json:"both,omitempty"`
+
+	// Either says +required and +kubebuilder:validation:Optional; the latter wins.
+	// +required
+	// +kubebuilder:validation:Optional
+	Either string `json:"either"`
+
 	// StartedAt is a timestamp.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`

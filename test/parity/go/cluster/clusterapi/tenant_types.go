@@ -13,6 +13,10 @@ type TenantSpec struct {
 	// +required
 	Owner string `json:"owner"`
 
+	// Region is required through the field-level deprecated marker.
+	// +kubebuilder:validation:Required
+	Region string `json:"region"`
+
 	// Quota in namespaces.
 	// +kubebuilder:validation:Minimum=1
 	Quota int32 `json:"quota"`

@@ -110,6 +110,18 @@ export interface WidgetSpec extends CommonSpec {
    * +kubebuilder:validation:Required
    */
   strict?: string;
+  /**
+   * Both says +optional and +kubebuilder:validation:Required; the latter wins.
+   * +optional
+   * +kubebuilder:validation:Required
+   */
+  both?: string;
+  /**
+   * Either says +required and +kubebuilder:validation:Optional; the latter wins.
+   * +required
+   * +kubebuilder:validation:Optional
+   */
+  either: string;
   /** StartedAt is a timestamp. */
   startedAt?: Time;
   observedAt?: MicroTime;

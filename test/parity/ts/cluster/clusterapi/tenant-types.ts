@@ -11,6 +11,11 @@ export interface TenantSpec {
    */
   owner: string;
   /**
+   * Region is required through the field-level deprecated marker.
+   * +kubebuilder:validation:Required
+   */
+  region?: string;
+  /**
    * Quota in namespaces.
    * +kubebuilder:validation:Minimum=1
    */
