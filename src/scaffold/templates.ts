@@ -32,10 +32,7 @@ export interface Template {
 /** Every template in templates/<set>, sorted by path. */
 export function loadTemplates(set: string): Template[] {
   const dir = join(templatesRoot, set);
-  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
-    .filter((e) => e.isFile() && e.name.endsWith('.hbs'))
-    .map((e) => posix.relative(dir.replaceAll('\\', '/'), join(e.parentPath, e.name).replaceAll('\\', '/')))
-    .sort();
+  const files = walk(dir, '').filter((f) => f.endsWith('.hbs')).sort();
   return files.map((source) => {
     const text = readFileSync(join(dir, source), 'utf8');
     const header = HEADER_RE.exec(text);
@@ -61,6 +58,14 @@ export function renderTemplates(tree: Tree, set: string, options: RenderOptions)
 /** Renders one named partial from templates/_partials (e.g. a code fragment to insert at a marker). */
 export function renderPartial(name: string, data: Record<string, unknown>): string {
   return handlebars().compile(`{{> ${name}}}`, { noEscape: true, strict: true })(data);
+}
+
+/** Relative POSIX paths of the files under dir (a hand-rolled walk: recursive readdir varies across Node 20 minors). */
+function walk(dir: string, prefix: string): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => {
+    const rel = prefix === '' ? e.name : posix.join(prefix, e.name);
+    return e.isDirectory() ? walk(dir, rel) : e.isFile() ? [rel] : [];
+  });
 }
 
 function outputPath(source: string, placeholders: Record<string, string>): string {
