@@ -66,7 +66,7 @@ describe('the error handler', () => {
     try {
       delete process.env.OPGEN_DEBUG;
       const quiet = capture(new TypeError('cannot read x\nsecond line'));
-      expect(quiet).toEqual({ code: 1, text: 'internal error: cannot read x\n(set OPGEN_DEBUG=1 to see the stack trace)\n' });
+      expect(quiet).toEqual({ code: 1, text: 'internal error: cannot read x (set OPGEN_DEBUG=1 for the stack trace)\n' });
       process.env.OPGEN_DEBUG = '1';
       expect(capture(new TypeError('boom')).text).toMatch(/^internal error: boom\nTypeError: boom\n\s+at /);
     } finally {

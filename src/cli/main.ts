@@ -54,10 +54,9 @@ export function report(err: unknown, io: Io): number {
     io.stderr(`${err instanceof OpgenError ? err.format() : err.message}\n`);
     return 1;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  io.stderr(`internal error: ${message.split('\n')[0]}\n`);
-  if (process.env.OPGEN_DEBUG === '1' && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
-  else io.stderr('(set OPGEN_DEBUG=1 to see the stack trace)\n');
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  if (process.env.OPGEN_DEBUG === '1' && err instanceof Error && err.stack) io.stderr(`internal error: ${message}\n${err.stack}\n`);
+  else io.stderr(`internal error: ${message} (set OPGEN_DEBUG=1 for the stack trace)\n`);
   return 1;
 }
 
