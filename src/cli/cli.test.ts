@@ -40,6 +40,7 @@ describe('opgen CLI (in-process)', () => {
 
   it.each([
     [['int'], "error: unknown command 'int' (did you mean init?)"],
+    [['frobnicate'], "error: unknown command 'frobnicate' (see `opgen --help`)"],
     [['init', '--domian', 'x'], "error: unknown option '--domian' (did you mean --domain?)"],
     [['create', 'apy'], "error: unknown command 'apy' (did you mean api?)"],
     [['init', '--license', 'mit'], "error: option '--license <license>' argument 'mit' is invalid. Allowed choices are apache2, none."],

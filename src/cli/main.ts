@@ -41,7 +41,9 @@ export async function run(argv: string[], io: Io = processIo, cwd = process.cwd(
         io.stderr(usageText);
         return 1;
       }
-      io.stderr(`${oneLine(usageText)}\n`);
+      let line = oneLine(usageText);
+      if (/unknown (command|option)/.test(line) && !line.includes('did you mean')) line += ' (see `opgen --help`)';
+      io.stderr(`${line}\n`);
       return 1;
     }
     return report(err, io);
