@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,15 @@ describe('startTestEnv errors', () => {
   it('names a crdPaths entry that does not exist', async () => {
     const missing = join(scratch, 'no-such-crds');
     await expect(startTestEnv({ crdPaths: [missing] })).rejects.toThrow(`envtest: crdPaths entry ${missing} does not exist`);
+  });
+
+  it('names a crdPaths folder that holds no CRD (e.g. config/crd instead of config/crd/bases)', async () => {
+    const crdFolder = join(scratch, 'crd');
+    mkdirSync(join(crdFolder, 'bases'), { recursive: true });
+    writeFileSync(join(crdFolder, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [bases/x.yaml]\n');
+    await expect(startTestEnv({ crdPaths: [crdFolder] })).rejects.toThrow(
+      `envtest: crdPaths entry ${crdFolder} holds no CustomResourceDefinition; folders are read one level deep for .yaml, .yml and .json files`,
+    );
   });
 
   it('points at the line and column of broken YAML', async () => {

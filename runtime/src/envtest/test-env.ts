@@ -6,7 +6,7 @@ import { findBinaries } from './internal/binaries.js';
 import { EarlyExitError, startControlPlane, type ControlPlane } from './internal/control-plane.js';
 import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
-import { readObjects } from './internal/manifests.js';
+import { readObjects, requireEachEntry } from './internal/manifests.js';
 import { releasePort } from './internal/ports.js';
 import type { KeyPairPem } from './internal/tiny-ca.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
@@ -92,7 +92,9 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   const attachLogs = opts.attachLogs ?? /^(1|t|true)$/i.test(process.env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT ?? '');
   // Read manifests before starting anything, so a bad path fails fast.
   const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
+  requireEachEntry(opts.crdPaths ?? [], crds, 'crdPaths', 'CustomResourceDefinition');
   const webhookConfigs = pickWebhookConfigurations(readObjects(opts.webhookPaths ?? [], 'webhookPaths'));
+  requireEachEntry(opts.webhookPaths ?? [], webhookConfigs, 'webhookPaths', 'Mutating/ValidatingWebhookConfiguration');
 
   const dir = mkdtempSync(join(tmpdir(), 'opgen-envtest-'));
   trackFolder(dir);

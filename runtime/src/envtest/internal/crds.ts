@@ -11,14 +11,14 @@ interface Crd extends KubeObject {
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
-export function pickCrds(objects: SourcedObject[]): { crd: Crd; file: string }[] {
+export function pickCrds(objects: SourcedObject[]): { crd: Crd; file: string; entry: string }[] {
   return objects
     .filter(({ object }) => object.kind === 'CustomResourceDefinition')
-    .map(({ object, file }) => {
+    .map(({ object, file, entry }) => {
       if (object.apiVersion !== 'apiextensions.k8s.io/v1') {
         throw new Error(`envtest: ${file}: CustomResourceDefinition ${object.metadata?.name ?? ''} has apiVersion ${object.apiVersion}; only apiextensions.k8s.io/v1 is served since Kubernetes 1.22 — regenerate it`);
       }
-      return { crd: object as Crd, file };
+      return { crd: object as Crd, file, entry };
     });
 }
 

@@ -13,7 +13,8 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
-export interface SourcedObject { object: KubeObject; file: string }
+/** An object, the file it came from and the crdPaths/webhookPaths entry that led to that file. */
+export interface SourcedObject { object: KubeObject; file: string; entry: string }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
@@ -46,9 +47,18 @@ export function readObjects(paths: string[], option: string): SourcedObject[] {
         docs.push(doc.toJS());
       }
       for (const doc of docs) {
-        if (doc && typeof doc === 'object' && !Array.isArray(doc)) out.push({ object: doc as KubeObject, file });
+        if (doc && typeof doc === 'object' && !Array.isArray(doc)) out.push({ object: doc as KubeObject, file, entry: path });
       }
     }
   }
   return out;
+}
+
+/** Every entry must contribute something: a path holding nothing usable is a mistake, not a no-op. */
+export function requireEachEntry(paths: string[], used: { entry: string }[], option: string, what: string): void {
+  for (const path of paths) {
+    if (!used.some((u) => u.entry === path)) {
+      throw new Error(`envtest: ${option} entry ${path} holds no ${what}; folders are read one level deep for .yaml, .yml and .json files`);
+    }
+  }
 }

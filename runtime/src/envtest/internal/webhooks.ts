@@ -45,14 +45,14 @@ export function localClientConfig(config: ClientConfig | undefined, serving: Web
   return { url: `https://${serving.host}:${serving.port}${path}`, caBundle: Buffer.from(serving.caData).toString('base64') };
 }
 
-export function pickWebhookConfigurations(objects: SourcedObject[]): { config: WebhookConfiguration; file: string }[] {
+export function pickWebhookConfigurations(objects: SourcedObject[]): { config: WebhookConfiguration; file: string; entry: string }[] {
   return objects
     .filter(({ object }) => object.kind !== undefined && object.kind in KINDS)
-    .map(({ object, file }) => {
+    .map(({ object, file, entry }) => {
       if (object.apiVersion !== 'admissionregistration.k8s.io/v1') {
         throw new Error(`envtest: ${file}: ${object.kind} ${object.metadata?.name ?? ''} has apiVersion ${object.apiVersion}; use admissionregistration.k8s.io/v1`);
       }
-      return { config: object as WebhookConfiguration, file };
+      return { config: object as WebhookConfiguration, file, entry };
     });
 }
 
