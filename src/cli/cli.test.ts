@@ -97,7 +97,18 @@ describe('lazy loading (bin/opgen.js on dist/)', () => {
         '}',
       ].join('\n'),
     );
-    writeFileSync(join(work, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+    // ESM imports go through the resolve hook; CommonJS require() does not, so the CommonJS module cache
+    // is added to the log at exit.
+    writeFileSync(
+      join(work, 'register.mjs'),
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "import { createRequire, register } from 'node:module';",
+        "register('./hooks.mjs', import.meta.url);",
+        'const cjs = createRequire(import.meta.url).cache;',
+        "process.on('exit', () => appendFileSync(process.env.OPGEN_LOAD_LOG, Object.keys(cjs).map((f) => f + '\\n').join('')));",
+      ].join('\n'),
+    );
   }, 120_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 

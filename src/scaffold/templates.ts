@@ -4,7 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
+import type HandlebarsNamespace from 'handlebars';
 import type { IfExists, Tree } from './tree.js';
 
 /** templates/ at the package root (src/scaffold and dist/scaffold are both two levels below it). */
@@ -77,12 +78,15 @@ function outputPath(source: string, placeholders: Record<string, string>): strin
   });
 }
 
-let instance: typeof Handlebars | undefined;
+let instance: typeof HandlebarsNamespace | undefined;
 
-/** A private handlebars instance with templates/_partials registered. */
-function handlebars(): typeof Handlebars {
+/**
+ * A private handlebars instance with templates/_partials registered. Loaded on first use (a synchronous
+ * require of the CommonJS package), so importing the Tree from this folder stays cheap for `opgen generate`.
+ */
+function handlebars(): typeof HandlebarsNamespace {
   if (instance) return instance;
-  const hb = Handlebars.create();
+  const hb = (createRequire(import.meta.url)('handlebars') as typeof HandlebarsNamespace).create();
   const dir = join(templatesRoot, PARTIALS_DIR);
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.hbs')).sort()) {
     hb.registerPartial(name.replace(/\.hbs$/, ''), readFileSync(join(dir, name), 'utf8'));
