@@ -66,15 +66,18 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     return { file, line: lc.line + 1, column: lc.character + 1 };
   };
 
-  const parse = (raw: RawMarker, target: Target | 'free', sink: CollectedMarker[], pkgSink: CollectedMarker[], subject?: string): void => {
-    const about = subject ? `${subject}: ` : '';
+  const parse = (raw: RawMarker, target: Target | 'free', sink: CollectedMarker[], pkgSink: CollectedMarker[], subject?: () => string | undefined): void => {
+    const aboutOf = (): string => {
+      const s = subject?.();
+      return s ? `${s}: ` : '';
+    };
     const split = splitMarker(raw.text, (n) => registry.lookup(n));
     if (!split) {
       const d = registry.diagnoseUnknown(raw.text);
       if (d.owned) {
         errors.push(
           new OpgenError(
-            `${about}unknown marker +${raw.text.split('=')[0]}`,
+            `${aboutOf()}unknown marker +${raw.text.split('=')[0]}`,
             where(raw.pos),
             d.suggestion ? `did you mean +${d.suggestion}?` : 'run `opgen markers` for the catalog',
           ),
@@ -103,7 +106,7 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
       const targets = registry.definitionsOf(name).flatMap((d) => d.targets);
       const here = target === 'free' ? 'here (not directly above a type or field)' : `on ${TARGET_NOUN[target]}`;
       errors.push(
-        new OpgenError(`${about}+${name} cannot stand ${here}`, where(raw.pos), `move it directly above ${targets.map((t) => TARGET_NOUN[t]).join(' or ')}`),
+        new OpgenError(`${aboutOf()}+${name} cannot stand ${here}`, where(raw.pos), `move it directly above ${targets.map((t) => TARGET_NOUN[t]).join(' or ')}`),
       );
       return;
     }
@@ -112,11 +115,11 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
       dest.push({ definition: def, value, where: where(raw.pos), text: raw.text });
     } catch (err) {
       if (!(err instanceof MarkerSyntaxError)) throw err;
-      errors.push(new OpgenError(`${about}+${name}: ${err.message}`, where(raw.pos + 1 + err.offset), err.fix));
+      errors.push(new OpgenError(`${aboutOf()}+${name}: ${err.message}`, where(raw.pos + 1 + err.offset), err.fix));
     }
   };
 
-  const declare = (node: TS.Node, target: Target): void => {
+  const declare = (node: TS.Node, target: Target, subject: string): void => {
     const start = node.getStart(sf);
     // A block comment on the line of the previous token (`{ /** doc */ a: string }`) is TypeScript's
     // "trailing" comment of that token, but it documents this declaration when nothing but spaces follow.
@@ -127,23 +130,36 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     const info: DeclarationInfo = { markers: [] };
     for (const c of comments) {
       owned.add(c.pos);
-      for (const m of markerLines(text, c)) parse(m, target, info.markers, result.package, subjectOf(ts, node));
+      for (const m of markerLines(text, c)) parse(m, target, info.markers, result.package, () => subject);
     }
     info.description = describe(text, comments, start);
     result.declarations.set(node, info);
   };
 
-  const visit = (node: TS.Node): void => {
-    if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node)) {
-      declare(node, 'type');
-    } else if (ts.isPropertySignature(node) || ts.isPropertyDeclaration(node)) {
-      declare(node, 'field');
-    } else {
-      remember(ts.getLeadingCommentRanges(text, node.getFullStart()));
-    }
-    ts.forEachChild(node, visit);
+  // Properties of a declaration's type, at any depth of nested type literals.
+  const fields = (node: TS.Node, subject: string): void => {
+    ts.forEachChild(node, (child) => {
+      if (ts.isPropertySignature(child)) {
+        const name = `${subject}.${child.name.getText(sf)}`;
+        declare(child, 'field', name);
+        if (child.type) fields(child.type, name);
+      } else if (!ts.isBlock(child)) {
+        fields(child, subject);
+      }
+    });
   };
-  ts.forEachChild(sf, visit);
+
+  // Like controller-gen, markers count at top level only: above statements, class members and the end of
+  // the file. Comments inside function bodies are not read.
+  for (const st of sf.statements) {
+    if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) {
+      declare(st, 'type', st.name.text);
+      fields(st, st.name.text);
+    } else {
+      remember(ts.getLeadingCommentRanges(text, st.getFullStart()));
+      if (ts.isClassDeclaration(st)) for (const member of st.members) remember(ts.getLeadingCommentRanges(text, member.getFullStart()));
+    }
+  }
   remember(ts.getLeadingCommentRanges(text, sf.endOfFileToken.getFullStart()));
 
   for (const c of [...all.values()].sort((a, b) => a.pos - b.pos)) {
@@ -151,18 +167,6 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     for (const m of markerLines(text, c)) parse(m, 'free', result.package, result.package);
   }
   return result;
-}
-
-/** `Type` or `Type.field` (nested type literals add their property names) for error messages. */
-function subjectOf(ts: typeof TS, node: TS.Node): string | undefined {
-  const parts: string[] = [];
-  for (let n: TS.Node | undefined = node; n; n = n.parent) {
-    if (ts.isPropertySignature(n) || ts.isPropertyDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEnumDeclaration(n) || ts.isClassDeclaration(n)) {
-      if (n.name) parts.unshift(n.name.getText());
-      if (!ts.isPropertySignature(n) && !ts.isPropertyDeclaration(n)) break;
-    }
-  }
-  return parts.length > 0 ? parts.join('.') : undefined;
 }
 
 /** The `+marker` lines of one comment, each with the file offset of its `+`. */
