@@ -1,8 +1,9 @@
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MissingBinariesError, startTestEnv } from './index.js';
+import { processesMentioning } from './testdata/processes.js';
 
 describe('startTestEnv errors', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'opgen-envtest-errors-'));
@@ -42,6 +43,34 @@ describe('startTestEnv errors', () => {
     } finally {
       delete process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT;
     }
+  });
+
+  it('reports a server that exits while starting with its own output, and leaves nothing running', async () => {
+    // A real user mistake: the wrong binary under the kube-apiserver name (here etcd).
+    const assets = process.env.KUBEBUILDER_ASSETS ?? '';
+    const wrong = join(scratch, 'wrong-assets');
+    mkdirSync(wrong);
+    symlinkSync(join(assets, 'etcd'), join(wrong, 'etcd'));
+    symlinkSync(join(assets, 'etcd'), join(wrong, 'kube-apiserver'));
+    // The environment's temp folder goes under TMPDIR: a private one shows whether it was removed.
+    const privateTmp = join(scratch, 'tmp');
+    mkdirSync(privateTmp);
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+    let err: Error;
+    try {
+      err = await startTestEnv({ binaryAssetsDirectory: wrong }).then(
+        async (env) => { await env.stop(); return new Error('it started with etcd as kube-apiserver'); },
+        (e: unknown) => e as Error,
+      );
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = savedTmp;
+    }
+    expect(err.message).toMatch(/^envtest: kube-apiserver exited \(\d+\) while starting; its last output:\n/);
+    expect(err.message).toContain('flag provided but not defined: -advertise-address');
+    // Its etcd was stopped and its folder removed.
+    expect(readdirSync(privateTmp)).toEqual([]);
+    expect(processesMentioning(wrong)).toEqual([]);
   });
 
   it('names a crdPaths entry that does not exist', async () => {

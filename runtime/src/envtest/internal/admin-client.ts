@@ -43,11 +43,14 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-export async function poll<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
+/** Polls `check` until it returns a value (not undefined), the deadline passes or `signal` aborts. */
+export async function poll<T>(
+  what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>, signal?: AbortSignal,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
+    if (signal?.aborted) throw new Error(`envtest: stopped waiting for ${what}`);
     try {
       const value = await check();
       if (value !== undefined) return value;

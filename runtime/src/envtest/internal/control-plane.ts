@@ -54,11 +54,15 @@ function supportsUnsafeNoFsync(etcd: string): boolean {
 async function waitStarted<T>(proc: Spawned, what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
   const early = proc.exited.then((code) => { throw new EarlyExitError(proc.name, code, logTail(proc.logPath)); });
   early.catch(() => {}); // handled by the race below, or irrelevant once started
+  // Once the process has exited, polling it until the deadline would only keep this process busy.
+  const polling = new AbortController();
   try {
-    return await Promise.race([poll(what, timeoutMs, 100, check), early]);
+    return await Promise.race([poll(what, timeoutMs, 100, check, polling.signal), early]);
   } catch (err) {
     if (err instanceof EarlyExitError) throw err;
     throw new Error(`${(err as Error).message}; ${proc.name}'s last output:\n${logTail(proc.logPath)}`);
+  } finally {
+    polling.abort();
   }
 }
 

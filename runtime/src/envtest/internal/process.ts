@@ -123,13 +123,21 @@ export function spawnGroup(name: string, binary: string, args: string[], opts: S
   };
 }
 
-/** Last lines of a log file, for error messages. */
-export function logTail(path: string, lines = 15): string {
+/**
+ * The part of a log that explains a failure: Go programs often print the error first and a long
+ * usage text after it (flag errors), or the error last (start-up failures), so both ends are kept:
+ * up to 5 earlier error-like lines, then the last `lines` lines.
+ */
+export function logTail(path: string, lines = 12): string {
+  let all: string[];
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    all = readFileSync(path, 'utf8').trimEnd().split('\n');
   } catch {
     return '(no output)';
   }
+  const tail = all.slice(-lines);
+  const earlier = all.slice(0, -lines).filter((l) => /error|fatal|failed|panic|not defined|unknown flag/i.test(l)).slice(0, 5);
+  return [...earlier, ...(earlier.length > 0 ? ['...'] : []), ...tail].join('\n');
 }
 
 // Runs in a separate Node process (Node is the one runtime certain to be there; `sh` kill builtins
