@@ -438,7 +438,12 @@ export class SchemaBuilder {
         if (!this.kubernetes) {
           return plain(this.fail(file, node, path, `${r.name} from ${KUBERNETES_MODULE} needs the Kubernetes model schemas, which this opgen build lacks`, 'reinstall opgen'));
         }
-        const schema = this.kubernetes.kubernetesModelSchema(r.name);
+        let schema: JSONSchemaProps | undefined;
+        try {
+          schema = this.kubernetes.kubernetesModelSchema(r.name);
+        } catch (err) {
+          return plain(this.fail(file, node, path, `${r.name} needs the Kubernetes model schemas, which could not be read: ${(err as Error).message.split('\n')[0]}`, 'reinstall opgen'));
+        }
         if (!schema) {
           const near = closest(r.name, this.kubernetes.kubernetesModelNames());
           return plain(this.fail(file, node, path, `${r.name} is not a Kubernetes model opgen knows`, near ? `did you mean ${near}?` : 'use a V1... model from @kubernetes/client-node'));
