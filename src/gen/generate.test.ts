@@ -154,6 +154,10 @@ describe('opgen generate on a project', () => {
     expect(res).toEqual({ code: 0, lines: ['CREATE out/cache.example.com_memcacheds.yaml'] });
     const glob = await run(dir, { targets: ['rbac'], paths: 'src/**/*-controller.ts', outputDir: 'out' });
     expect(glob).toEqual({ code: 0, lines: ['CREATE out/role.yaml'] });
+    const nothing = await run(dir, { targets: ['rbac'], paths: 'src/**/*-reconciler.ts' }).catch((e: unknown) => e);
+    expect((nothing as OpgenError).format()).toBe("--paths: error: src/**/*-reconciler.ts matches no TypeScript sources (check the pattern; quote it so the shell does not expand it)");
+    const missing = await run(dir, { targets: ['crd'], paths: 'api' }).catch((e: unknown) => e);
+    expect((missing as OpgenError).format()).toBe('--paths: error: api does not exist (pass a folder, file or glob of TypeScript sources)');
   });
 });
 

@@ -44,7 +44,9 @@ export function expandPaths(cwd: string, spec: string, flag = '--paths'): string
       const re = globToRegExp(resolve(cwd, part).split(sep).join('/'));
       const found: string[] = [];
       if (existsSync(root)) walk(root, found);
-      for (const f of found) if (re.test(f.split(sep).join('/'))) files.add(f);
+      const matched = found.filter((f) => re.test(f.split(sep).join('/')));
+      if (matched.length === 0) throw new OpgenError(`${raw} matches no TypeScript sources`, { flag }, 'check the pattern; quote it so the shell does not expand it');
+      for (const f of matched) files.add(f);
       continue;
     }
     const abs = resolve(cwd, part);
@@ -52,6 +54,7 @@ export function expandPaths(cwd: string, spec: string, flag = '--paths'): string
     if (statSync(abs).isDirectory()) {
       const found: string[] = [];
       walk(abs, found);
+      if (found.length === 0) throw new OpgenError(`${raw} holds no TypeScript sources`, { flag }, 'pass the folder of your API types, e.g. src/api');
       for (const f of found) files.add(f);
     } else files.add(abs);
   }
