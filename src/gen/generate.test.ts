@@ -214,6 +214,8 @@ describe('opgen generate refuses bad input with one line per problem and writes 
       'embedded-map',
       'src/api/v1/types.ts:4:6: error: Widget.spec.object: an embedded resource cannot be a map (the API server forbids additionalProperties with x-kubernetes-embedded-resource) (type the field as RawExtension from @opgen/runtime, or as an interface with apiVersion, kind and metadata)',
     ],
+    ['webhook-side-effects', 'src/controller/widget-webhook.ts:1:4: error: webhook vwidget.kb.io: sideEffects is required (add sideEffects=None (or NoneOnDryRun))'],
+    ['rbac-typo', 'src/controller/widget-controller.ts:1:66: error: +kubebuilder:rbac has no argument "verb" (did you mean verbs?)'],
     ['bad-field-path', 'src/api/v1/types.ts:8:6: error: Widget.spec.limits: fieldPath ".maximum" does not name a field: there is no maximum here (name a field below this one, e.g. .max)'],
   ];
 
@@ -239,7 +241,7 @@ describe('opgen markers', () => {
     await markersCommand((l) => lines.push(l));
     const text = lines.join('\n');
     expect(text).toContain('+kubebuilder:validation:Minimum=<number>\n    on: field, type\n');
-    expect(text).toContain('+groupName=<string>\n    on: package\n');
+    expect(text).toContain('+groupName=<string>\n    on: folder (any file of the API version)\n');
     expect(text).toContain('+kubebuilder:printcolumn:name=…,type=…,JSONPath=…,[description=…],[format=…],[priority=…]\n    on: type\n');
     expect(text).toContain('    verbs: list of string ({a,b} or a;b) — get, list, watch, create, update, patch, delete, deletecollection or *');
     expect(lines.filter((l) => l.startsWith('+')).length).toBeGreaterThan(80);

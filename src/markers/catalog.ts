@@ -24,7 +24,7 @@ export function formatCatalog(registry: Registry): string[] {
     seen.add(def.name);
     const targets = registry.definitionsOf(def.name).flatMap((d) => d.targets);
     lines.push(usage(def));
-    lines.push(`    on: ${targets.join(', ')}`);
+    lines.push(`    on: ${targets.map((t) => (t === 'package' ? 'folder (any file of the API version)' : t)).join(', ')}`);
     lines.push(`    ${def.help}${def.deprecated ? ` (deprecated: ${def.deprecated})` : ''}`);
     for (const a of def.args ?? []) {
       lines.push(`    ${a.name}${a.optional ? ' (optional)' : ''}: ${describeArgType(a.type)} — ${a.help}`);

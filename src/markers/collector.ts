@@ -115,7 +115,8 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
       dest.push({ definition: def, value, where: where(raw.pos), text: raw.text });
     } catch (err) {
       if (!(err instanceof MarkerSyntaxError)) throw err;
-      errors.push(new OpgenError(`${aboutOf()}+${name}: ${err.message}`, where(raw.pos + 1 + err.offset), err.fix));
+      const message = err.message.startsWith(`+${name} `) ? err.message : `+${name}: ${err.message}`;
+      errors.push(new OpgenError(`${aboutOf()}${message}`, where(raw.pos + 1 + err.offset), err.fix));
     }
   };
 
