@@ -39,16 +39,19 @@ export class EarlyExitError extends Error {
   }
 }
 
-const fsyncSupport = new Map<string, boolean>();
-/** `--unsafe-no-fsync` (etcd >= 3.5) makes etcd much faster on test data; older builds reject it. */
-function supportsUnsafeNoFsync(etcd: string): boolean {
-  let known = fsyncSupport.get(etcd);
-  if (known === undefined) {
-    const help = spawnSync(etcd, ['--help'], { encoding: 'utf8', timeout: 10_000 });
-    known = /^\s*--unsafe-no-fsync\b/m.test(`${help.stdout ?? ''}\n${help.stderr ?? ''}`);
-    fsyncSupport.set(etcd, known);
+const helpTexts = new Map<string, string>();
+/**
+ * Whether `binary --help` lists `flag`. Binaries come from the user's KUBEBUILDER_ASSETS in any
+ * version, so flags that help but are not essential are passed only where they exist.
+ */
+function supportsFlag(binary: string, flag: string): boolean {
+  let help = helpTexts.get(binary);
+  if (help === undefined) {
+    const out = spawnSync(binary, ['--help'], { encoding: 'utf8', timeout: 10_000 });
+    help = `${out.stdout ?? ''}\n${out.stderr ?? ''}`;
+    helpTexts.set(binary, help);
   }
-  return known;
+  return new RegExp(`^\\s*${flag}\\b`, 'm').test(help);
 }
 
 async function waitStarted<T>(proc: Spawned, what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
@@ -89,7 +92,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     `--listen-peer-urls=http://${LOOPBACK}:${etcdPeerPort}`,
     `--initial-advertise-peer-urls=http://${LOOPBACK}:${etcdPeerPort}`,
     `--initial-cluster=default=http://${LOOPBACK}:${etcdPeerPort}`,
-    ...(supportsUnsafeNoFsync(opts.binaries.etcd) ? ['--unsafe-no-fsync=true'] : []),
+    // etcd >= 3.5: much faster on throw-away data.
+    ...(supportsFlag(opts.binaries.etcd, '--unsafe-no-fsync') ? ['--unsafe-no-fsync=true'] : []),
   ];
   const etcd = spawnGroup('etcd', opts.binaries.etcd, etcdArgs, { logPath: join(dir, 'etcd.log'), attachLogs: opts.attachLogs, reaper: opts.reaper });
   opts.onSpawn(etcd);
@@ -115,7 +119,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     '--service-cluster-ip-range=10.0.0.0/24',
     // Without it, an open watch (any running informer) holds SIGTERM shutdown until the stop
     // deadline's SIGKILL (controller-runtime#1571); with it the server closes watches cleanly.
-    '--shutdown-watch-termination-grace-period=2s',
+    ...(supportsFlag(opts.binaries.kubeApiserver, '--shutdown-watch-termination-grace-period') ? ['--shutdown-watch-termination-grace-period=2s'] : []),
     `--tls-cert-file=${file('apiserver.crt', serving.certPem)}`,
     `--tls-private-key-file=${file('apiserver.key', serving.keyPem)}`,
   ];
