@@ -7,7 +7,7 @@ import type { KubeObject, SourcedObject } from './manifests.js';
 const CRD_API = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 interface Crd extends KubeObject {
-  spec?: { group?: string; names?: { plural?: string; kind?: string }; versions?: { name: string; served?: boolean }[] };
+  spec?: { group?: string; names?: { plural?: string; kind?: string }; versions?: { name: string; served?: boolean; storage?: boolean }[] };
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
@@ -79,10 +79,12 @@ async function waitServed(client: AdminClient, crd: Crd, timeoutMs: number): Pro
  * later ones a few ms. A dry-run create, whatever its answer, pays that during start instead of
  * inside the first test.
  */
-async function warmUpCustomResourceWrites(client: AdminClient, crd: Crd): Promise<void> {
+async function warmUpCustomResourceWrites(client: AdminClient, crds: Crd[]): Promise<void> {
+  // A CRD whose storage version is served needs no conversion (no webhook is listening yet).
+  const crd = crds.find((c) => c.spec?.versions?.some((v) => v.served !== false && v.storage));
+  const version = crd?.spec?.versions?.find((v) => v.served !== false && v.storage)?.name;
+  if (!crd || !version) return;
   const group = crd.spec?.group ?? '';
-  const version = crd.spec?.versions?.find((v) => v.served !== false)?.name;
-  if (!version) return;
   const namespaced = (crd.spec as { scope?: string } | undefined)?.scope !== 'Cluster';
   const path = `/apis/${group}/${version}/${namespaced ? 'namespaces/default/' : ''}${crd.spec?.names?.plural ?? ''}?dryRun=All`;
   await client.call('POST', path, { apiVersion: `${group}/${version}`, kind: crd.spec?.names?.kind, metadata: { name: 'opgen-envtest-warm-up' } });
@@ -91,6 +93,6 @@ async function warmUpCustomResourceWrites(client: AdminClient, crd: Crd): Promis
 export async function installCrds(client: AdminClient, crds: { crd: Crd; file: string }[], timeoutMs: number): Promise<string[]> {
   for (const { crd, file } of crds) await createOrReplace(client, crd, file);
   await Promise.all(crds.map(({ crd }) => waitServed(client, crd, timeoutMs)));
-  if (crds[0]) await warmUpCustomResourceWrites(client, crds[0].crd);
+  await warmUpCustomResourceWrites(client, crds.map(({ crd }) => crd));
   return crds.map(({ crd }) => crd.metadata?.name ?? '');
 }
