@@ -176,3 +176,19 @@ ${KIND}`,
     });
   });
 });
+
+describe('lists the API server would refuse', () => {
+  it('refuses nullable items in a set', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${IMPORTS}
+export interface WidgetSpec {
+  // +listType=set
+  tags?: (string | null)[];
+}
+${KIND}`,
+      }),
+    ).toBe('src/api/v1/types.ts:4:6: error: Widget.spec.tags: the items of a +listType=set list cannot be nullable (remove null from the item type, or use +listType=atomic)');
+  });
+});

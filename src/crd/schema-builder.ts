@@ -194,7 +194,11 @@ export class SchemaBuilder {
     const report = (m: CollectedMarker | undefined, message: string, fix: string): void => {
       this.errors.push(new OpgenError(`${path}: ${message}`, m ? m.where : positionOf(file, prop), fix));
     };
-    if (schema['x-kubernetes-list-type'] === 'map') {
+    const listType = schema['x-kubernetes-list-type'];
+    if ((listType === 'set' || listType === 'map') && schema.items?.nullable) {
+      report(at(['listType', 'k8s:listType']), `the items of a +listType=${listType} list cannot be nullable`, 'remove null from the item type, or use +listType=atomic');
+    }
+    if (listType === 'map') {
       const keys = schema['x-kubernetes-list-map-keys'] ?? [];
       const items = schema.items;
       const marker = at(['listType', 'k8s:listType']);
