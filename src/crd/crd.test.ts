@@ -192,3 +192,19 @@ ${KIND}`,
     ).toBe('src/api/v1/types.ts:4:6: error: Widget.spec.tags: the items of a +listType=set list cannot be nullable (remove null from the item type, or use +listType=atomic)');
   });
 });
+
+describe('versions of one kind', () => {
+  it('refuses +kubebuilder:resource markers that disagree between versions', async () => {
+    const spec = `${IMPORTS}\nexport interface WidgetSpec { a?: string }\n`;
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${spec}// +kubebuilder:resource:scope=Cluster\n// +kubebuilder:storageversion\n${KIND}`,
+        'src/api/v2/gv.ts': GV,
+        'src/api/v2/types.ts': `${spec}// +kubebuilder:resource:scope=Namespaced\n${KIND}`,
+      }),
+    ).toBe(
+      'src/api/v2/types.ts:4:4: error: Widget: +kubebuilder:resource differs between versions v1 and v2 (write the same +kubebuilder:resource on every version)',
+    );
+  });
+});

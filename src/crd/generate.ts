@@ -159,8 +159,14 @@ function assemble(all: KindVersion[], toolVersion: string, errors: OpgenError[])
   let scope = 'Namespaced';
   const annotations: Record<string, string> = {};
   const labels: Record<string, string> = {};
+  let firstResource: { k: KindVersion; m: CollectedMarker } | undefined;
   for (const k of kept) {
     const resource = marker(k, 'kubebuilder:resource');
+    if (resource && firstResource && JSON.stringify(resource.value) !== JSON.stringify(firstResource.m.value)) {
+      // controller-gen applies them in map order, so the CRD would depend on chance.
+      fail(resource, k, `+kubebuilder:resource differs between versions ${firstResource.k.version} and ${k.version}`, 'write the same +kubebuilder:resource on every version');
+    }
+    if (resource) firstResource ??= { k, m: resource };
     if (resource) {
       const r = resource.value as { path?: string; singular?: string; shortName?: string[]; categories?: string[]; scope?: string };
       if (r.path) names.plural = r.path;
