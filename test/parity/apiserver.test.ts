@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesIn, readManifests, runControllerGen, runOpgen, type GeneratorRun } from './harness.js';
+import { filesIn, readManifests, runControllerGen, runOpgen, warmUp, type GeneratorRun } from './harness.js';
+
+warmUp();
 
 const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster', 'cronjob'];
 

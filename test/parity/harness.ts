@@ -33,6 +33,15 @@ export function controllerGen(): string {
   return controllerGenPath;
 }
 
+/**
+ * Installs controller-gen and downloads the Go twin's modules when the caches are cold (minutes, once),
+ * outside any test or hook timeout: test files call it while they load.
+ */
+export function warmUp(): void {
+  controllerGen();
+  execFileSync('go', ['mod', 'download'], { cwd: goRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 function freshDir(label: string): string {
   return mkdtempSync(join(tmpdir(), `opgen-parity-${label.replace(/[^a-z0-9]+/gi, '-')}-`));
 }

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { generateKubernetesData, kubernetesDataFile } from '../../tools/kubernetes-data/generate.js';
-import { controllerGen } from './harness.js';
+import { controllerGen, warmUp } from './harness.js';
+
+warmUp();
 
 it('data/kubernetes-models.json is current (npm run data:kubernetes regenerates it)', () => {
   process.env.OPGEN_CONTROLLER_GEN ??= controllerGen();

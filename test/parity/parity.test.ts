@@ -16,9 +16,12 @@ import {
   runControllerGen,
   runOpgen,
   tsRoot,
+  warmUp,
   type GeneratorRun,
   type Target,
 } from './harness.js';
+
+warmUp();
 
 type Schema = {
   properties?: Record<string, Schema>;
