@@ -32,7 +32,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const summary = (xs: number[]) => `median ${seconds(median(xs))} (min ${seconds(Math.min(...xs))}, max ${seconds(Math.max(...xs))}, ${xs.length} run${xs.length === 1 ? "" : "s"})`;
+const summary = (xs: number[]) => `median ${seconds(median(xs))} (min ${seconds(Math.min(...xs))}, max ${seconds(Math.max(...xs))}, ${xs.length} run${xs.length === 1 ? '' : 's'})`;
 
 /** `withWatch`: a client keeps a watch open during stop(), as a running informer would. */
 async function timeStartStop(opts: TestEnvOptions, withWatch = false): Promise<{ start: number[]; stop: number[] }> {
