@@ -208,3 +208,19 @@ describe('versions of one kind', () => {
     );
   });
 });
+
+describe('folder markers in the wrong place', () => {
+  it('refuses +kubebuilder:validation:Optional above a type instead of silently making the whole folder optional', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${IMPORTS}
+// +kubebuilder:validation:Optional
+export interface WidgetSpec { a: string }
+${KIND}`,
+      }),
+    ).toBe(
+      'src/api/v1/types.ts:3:4: error: WidgetSpec: +kubebuilder:validation:Optional above a type would apply to every field of the folder (put it on the fields it is meant for, or in a comment of groupversion-info.ts for the whole folder)',
+    );
+  });
+});

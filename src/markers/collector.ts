@@ -94,6 +94,17 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     } else {
       def = registry.lookup(name, target);
       dest = sink;
+      if (!def && target === 'type' && (name === 'kubebuilder:validation:Optional' || name === 'kubebuilder:validation:Required')) {
+        // controller-gen silently widens this to the whole package, which is rarely what was meant.
+        errors.push(
+          new OpgenError(
+            `${aboutOf()}+${name} above a type would apply to every field of the folder`,
+            where(raw.pos),
+            'put it on the fields it is meant for, or in a comment of groupversion-info.ts for the whole folder',
+          ),
+        );
+        return;
+      }
       if (!def && target === 'type' && registry.lookup(name, 'package')) {
         def = registry.lookup(name, 'package');
         dest = pkgSink;
