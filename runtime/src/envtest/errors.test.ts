@@ -17,18 +17,28 @@ describe('startTestEnv errors', () => {
     }
   });
 
-  it('says how to get the binaries when none are found', async () => {
-    const names = ['KUBEBUILDER_ASSETS', 'TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD'] as const;
+  it('says how to get the binaries when none are found, naming a folder this machine has', async () => {
+    const assets = process.env.KUBEBUILDER_ASSETS ?? '';
+    // A test-assets.sh cache holding a build, in a private cache root; no setup-envtest store.
+    const cacheRoot = join(scratch, 'cache');
+    const built = join(cacheRoot, 'k8s-1.36.3-etcd-3.6.16');
+    mkdirSync(built, { recursive: true });
+    for (const b of ['kube-apiserver', 'etcd']) symlinkSync(join(assets, b), join(built, b));
+    const names = ['KUBEBUILDER_ASSETS', 'TEST_ASSET_KUBE_APISERVER', 'TEST_ASSET_ETCD', 'OPGEN_ASSETS_CACHE', 'XDG_DATA_HOME', 'HOME'] as const;
     const saved = names.map((n) => process.env[n]);
     process.env.KUBEBUILDER_ASSETS = join(scratch, 'empty');
     delete process.env.TEST_ASSET_KUBE_APISERVER;
     delete process.env.TEST_ASSET_ETCD;
+    process.env.OPGEN_ASSETS_CACHE = cacheRoot;
+    process.env.XDG_DATA_HOME = join(scratch, 'data');
+    process.env.HOME = scratch;
     try {
       const err = await startTestEnv().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MissingBinariesError);
       const message = (err as Error).message;
       expect(message).toContain('no executable kube-apiserver and etcd found');
       expect(message).toContain(join(scratch, 'empty'));
+      expect(message).toContain(`This machine has them in ${built}: \`export KUBEBUILDER_ASSETS=${built}\``);
       expect(message).toContain('setup-envtest use -p path');
       expect(message).toContain('.ci/test-assets.sh');
     } finally {

@@ -1,6 +1,7 @@
 // Finds kube-apiserver and etcd the way controller-runtime's envtest does, so a kubebuilder user's
 // `setup-envtest use -p path` folder works unchanged.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 export interface Binaries { kubeApiserver: string; etcd: string }
@@ -13,6 +14,26 @@ export class MissingBinariesError extends Error {
 
 function executable(path: string): boolean {
   try { accessSync(path, constants.X_OK); return true; } catch { return false; }
+}
+
+/**
+ * Folders where binaries usually end up without being on KUBEBUILDER_ASSETS: this repository's
+ * test-assets.sh cache and setup-envtest's store. Only suggested in the error, never used silently.
+ */
+function knownAssetFolders(env: NodeJS.ProcessEnv): string[] {
+  const home = homedir();
+  const roots = [
+    join(env.OPGEN_ASSETS_CACHE ?? join(env.XDG_CACHE_HOME ?? join(home, '.cache'), 'opgen', 'envtest')),
+    join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'kubebuilder-envtest', 'k8s'),
+    join(home, 'Library', 'Application Support', 'io.kubebuilder.envtest', 'k8s'),
+  ];
+  return roots.flatMap((root) => {
+    try {
+      return readdirSync(root).sort().reverse().map((d) => join(root, d));
+    } catch {
+      return [];
+    }
+  }).filter((folder) => executable(join(folder, 'kube-apiserver')) && executable(join(folder, 'etcd')));
 }
 
 /**
@@ -34,9 +55,11 @@ export function findBinaries(assetsDirectory?: string, env: NodeJS.ProcessEnv = 
     env.TEST_ASSET_ETCD && `TEST_ASSET_ETCD=${env.TEST_ASSET_ETCD}`,
     ...folders,
   ].filter(Boolean).join(', ');
+  const found = knownAssetFolders(env)[0];
   throw new MissingBinariesError(
     `envtest: no executable ${missing} found (looked in ${looked}). ` +
-    'Set KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd: ' +
+    (found ? `This machine has them in ${found}: \`export KUBEBUILDER_ASSETS=${found}\`. Otherwise set` : 'Set') +
+    ' KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd: ' +
     '`export KUBEBUILDER_ASSETS=$(setup-envtest use -p path)` (kubebuilder\'s setup-envtest), ' +
     'or in the opgen repository `export KUBEBUILDER_ASSETS=$(bash .ci/test-assets.sh)`.',
   );
