@@ -412,8 +412,9 @@ export class SchemaBuilder {
   private reference(file: LoadedFile, node: TS.Node, name: string, args: TS.NodeArray<TS.TypeNode> | undefined, path: string, preserveUnknown = false): Built {
     const plain = (schema: JSONSchemaProps): Built => ({ schema, named: false, nullable: false });
     const builtin = ['Array', 'ReadonlyArray', 'Record'];
-    const resolvedName = file.declarations.has(name) || file.imports.has(name.split('.')[0]!) ? undefined : name;
-    if (resolvedName && builtin.includes(name)) {
+    // A name neither declared nor imported in this file is a TypeScript global (Array, Record, Date, ...).
+    const globalName = file.declarations.has(name) || file.imports.has(name.split('.')[0]!) ? undefined : name;
+    if (globalName && builtin.includes(name)) {
       if ((name === 'Array' || name === 'ReadonlyArray') && args?.length === 1) return plain(this.arraySchema(file, args[0]!, path));
       if (name === 'Record' && args?.length === 2) {
         if (args[0]!.kind !== this.ts.SyntaxKind.StringKeyword) {
@@ -424,8 +425,8 @@ export class SchemaBuilder {
         return plain({ additionalProperties: this.typeSchema(file, value, `${path}[key]`).schema, type: 'object' });
       }
     }
-    if (resolvedName === 'Date') return plain(this.fail(file, node, path, 'Date is not JSON', `use Time from ${RUNTIME_MODULE} (an RFC 3339 string)`));
-    if (resolvedName && ['Partial', 'Required', 'Pick', 'Omit', 'Readonly', 'Exclude', 'Extract', 'NonNullable', 'Map', 'Set', 'Promise'].includes(name)) {
+    if (globalName === 'Date') return plain(this.fail(file, node, path, 'Date is not JSON', `use Time from ${RUNTIME_MODULE} (an RFC 3339 string)`));
+    if (globalName && ['Partial', 'Required', 'Pick', 'Omit', 'Readonly', 'Exclude', 'Extract', 'NonNullable', 'Map', 'Set', 'Promise'].includes(name)) {
       return plain(this.fail(file, node, path, `${name}<...> cannot be expressed in a CRD schema`, 'write the interface out'));
     }
     const r = this.sources.resolve(file, name);

@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
-import type { ApiFolder } from '../crd/generate.js';
+import { opgenVersion } from '../cli/version.js';
+import type { ApiFolder } from '../crd/index.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
 import { Tree, commitTree } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
@@ -39,11 +40,6 @@ function outputDirFor(o: GenerateOptions, targets: GenerateTarget[], target: Gen
   return resolve(o.cwd, o.outputDir, DEFAULT_OUTPUT[target].replace(/^config\//, ''));
 }
 
-async function opgenVersion(): Promise<string> {
-  const { readFileSync } = await import('node:fs');
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
-
 function sortErrors(errors: OpgenError[]): OpgenError[] {
   const seen = new Set<string>();
   const unique = errors.filter((e) => {
@@ -71,7 +67,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   }
   const scanned: Record<string, string[]> = {};
   for (const target of targets) scanned[target] = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target));
-  const key = recordKey({ version: await opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject });
+  const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject });
   if (o.check) {
     const record = readRecord(o.cwd);
     const differences = record && compareWithRecord(record, key, scanned);
@@ -89,16 +85,16 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     const outDir = outputDirFor(o, targets, target);
     const packageMarkers: CollectedMarker[] = files.flatMap((f) => f.markers.package);
     if (target === 'crd') {
-      const { generateCrds } = await import('../crd/generate.js');
+      const { generateCrds } = await import('../crd/index.js');
       const kubernetes = await import('../crd/kubernetes/index.js').catch(() => undefined);
-      const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, await opgenVersion(), errors);
+      const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors);
       for (const c of crds) outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
     } else if (target === 'rbac') {
-      const { generateRoles } = await import('../rbac/generate.js');
+      const { generateRoles } = await import('../rbac/index.js');
       const roles = generateRoles(packageMarkers, ROLE_NAME);
       if (roles.length > 0) outputs.push({ abs: join(outDir, 'role.yaml'), content: await toYaml(roles) });
     } else {
-      const { generateWebhooks } = await import('../webhook/generate.js');
+      const { generateWebhooks } = await import('../webhook/index.js');
       const configs = generateWebhooks(packageMarkers, errors);
       if (configs.length > 0) outputs.push({ abs: join(outDir, 'manifests.yaml'), content: await toYaml(configs) });
     }
