@@ -3,6 +3,8 @@
 // - an item is never handed to two workers at once: if it is added while being processed it waits
 //   (marked dirty) and is queued again when the worker calls done();
 // - addAfter/addRateLimited hold an item back, and the earliest pending delay wins.
+// One difference comes from Node's single thread: an item added again while it was being processed
+// is queued again only after the event loop has polled for I/O once (see done()).
 import type { WorkqueueMetrics } from '../metrics/index.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 
@@ -91,7 +93,13 @@ export class WorkQueue<K = string> {
     return new Promise((resolve) => this.getters.push(resolve));
   }
 
-  /** The worker finished `item`; if it was added meanwhile it is queued again now. */
+  /**
+   * The worker finished `item`. If it was added meanwhile, it is queued again once the event loop has
+   * polled for I/O: the watch events for the reconciler's own writes are usually on their way by then,
+   * and handing the item straight back would have the next reconcile read the object from the cache
+   * as it was before those writes (and fail its update with a 409 conflict). In Go the informer runs
+   * alongside the workers; here it needs the loop. Adds in the meantime still dedupe into this one.
+   */
   done(item: K): void {
     this.processing.delete(item);
     const started = this.startedAt.get(item);
@@ -99,7 +107,7 @@ export class WorkQueue<K = string> {
       this.metrics?.workDuration((performance.now() - started) / 1000);
       this.startedAt.delete(item);
     }
-    if (this.dirty.has(item) && !this.shuttingDown) this.enqueue(item);
+    if (this.dirty.has(item) && !this.shuttingDown) afterIoPoll(() => this.requeueDirty(item));
   }
 
   /** Stops handing out items: pending get() calls resolve undefined and delayed items are dropped. */
@@ -111,6 +119,12 @@ export class WorkQueue<K = string> {
     const getters = this.getters;
     this.getters = [];
     for (const g of getters) g(undefined);
+  }
+
+  private requeueDirty(item: K): void {
+    // Still dirty and idle unless the queue shut down meanwhile (no one takes items then).
+    if (this.shuttingDown || !this.dirty.has(item) || this.processing.has(item)) return;
+    this.enqueue(item);
   }
 
   private enqueue(item: K): void {
@@ -144,4 +158,14 @@ export class WorkQueue<K = string> {
     this.metrics?.depth(this.length);
     return item;
   }
+}
+
+/**
+ * Runs `fn` after the event loop has polled for I/O at least once. One setImmediate runs in the check
+ * phase right after the current poll phase, which has already collected its ready sockets; the second
+ * is scheduled from that check phase, so a fresh poll (non-blocking, since an immediate is pending)
+ * comes in between. Costs a loop turn, not a timer.
+ */
+function afterIoPoll(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
 }
