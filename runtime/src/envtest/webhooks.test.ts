@@ -57,7 +57,11 @@ describe('webhooks under test', () => {
   const calls: string[] = [];
 
   beforeAll(async () => {
-    env = await startTestEnv({ crdPaths: [testdata, join(testdata, 'conversion')], webhookPaths: [join(testdata, 'webhooks')] });
+    env = await startTestEnv({
+      // widgets.yaml a second time: a CRD given twice is replaced, not refused.
+      crdPaths: [testdata, join(testdata, 'conversion'), join(testdata, 'widgets.yaml')],
+      webhookPaths: [join(testdata, 'webhooks')],
+    });
     server = await serveWebhooks(env, calls);
     objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
   });
@@ -70,6 +74,10 @@ describe('webhooks under test', () => {
   const widget = (name: string) => ({
     group: 'test.opgen.dev', version: 'v1', namespace: 'default', plural: 'widgets',
     body: { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name }, spec: { size: 1 } },
+  });
+
+  it('installs each CRD once, even when given twice', () => {
+    expect([...env.crds].sort()).toEqual(['gadgets.test.opgen.dev', 'things.test.opgen.dev', 'widgets.test.opgen.dev']);
   });
 
   it('rewrites service references to the local endpoint with its CA', async () => {

@@ -94,5 +94,5 @@ export async function installCrds(client: AdminClient, crds: { crd: Crd; file: s
   for (const { crd, file } of crds) await createOrReplace(client, crd, file);
   await Promise.all(crds.map(({ crd }) => waitServed(client, crd, timeoutMs)));
   await warmUpCustomResourceWrites(client, crds.map(({ crd }) => crd));
-  return crds.map(({ crd }) => crd.metadata?.name ?? '');
+  return [...new Set(crds.map(({ crd }) => crd.metadata?.name ?? ''))];
 }
