@@ -141,9 +141,13 @@ describe('types', () => {
 /** Mode is how it runs. */
 export enum Mode { Fast = 'fast', Safe = 'safe' }
 export interface Base { /** From the base. */ inherited?: string }
+export const SIZES = [1, 2, 4] as const;
 `,
       'src/api/v1/types.ts': `${IMPORTS}import type { int64 } from '@opgen/runtime';
-import { Mode, type Base } from './shared.js';
+import { Mode, SIZES, type Base } from './shared.js';
+const PHASES = ['Pending', 'Running'] as const;
+/** Phase of the widget. */
+export type Phase = (typeof PHASES)[number];
 export interface WidgetSpec extends Base {
   n?: number;
   i32?: int32;
@@ -156,6 +160,8 @@ export interface WidgetSpec extends Base {
   nested?: { deep?: { value?: string } };
   nullableList?: string[] | null;
   literal?: 'only';
+  phase?: Phase;
+  size?: (typeof SIZES)[number];
 }
 ${KIND}`,
     });
@@ -171,6 +177,8 @@ ${KIND}`,
       map: { additionalProperties: { type: 'boolean' }, type: 'object' },
       mode: { description: 'Mode is how it runs.', enum: ['fast', 'safe'], type: 'string' },
       n: { type: 'number' },
+      phase: { description: 'Phase of the widget.', enum: ['Pending', 'Running'], type: 'string' },
+      size: { enum: [1, 2, 4], type: 'integer' },
       nested: { properties: { deep: { properties: { value: { type: 'string' } }, type: 'object' } }, type: 'object' },
       nullableList: { items: { type: 'string' }, nullable: true, type: 'array' },
     });

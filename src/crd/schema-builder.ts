@@ -351,6 +351,7 @@ export class SchemaBuilder {
       if (required.size > 0) merged.required = [...required].sort(byteCompare);
       return plain(merged);
     }
+    if (ts.isIndexedAccessTypeNode(node)) return plain(this.constListSchema(file, node, path));
     if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) {
       return plain(this.fail(file, node, path, 'functions cannot be stored in a Kubernetes object', 'remove the field, or store data instead'));
     }
@@ -457,6 +458,7 @@ export class SchemaBuilder {
       }
       return plain(this.fail(file, node, path, `cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE} and ${KUBERNETES_MODULE}; declare the type in your API folder`));
     }
+    if (r.kind === 'constant') return plain(this.fail(file, node, path, `${name} is a value, not a type`, `for its values as an enum write (typeof ${name})[number]`));
     if (args && args.length > 0) return plain(this.fail(file, node, path, `generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface'));
     const schema = this.namedSchema(r.file, r.decl, path, file, node);
     return { schema: structuredClone(schema), named: true, nullable: false };
@@ -501,6 +503,31 @@ export class SchemaBuilder {
     });
     this.named.set(decl, schema);
     return schema;
+  }
+
+  /** `(typeof modes)[number]` over `const modes = ['a', 'b'] as const`: an enum in the order written. */
+  private constListSchema(file: LoadedFile, node: TS.IndexedAccessTypeNode, path: string): JSONSchemaProps {
+    const ts = this.ts;
+    let query: TS.TypeNode = node.objectType;
+    while (ts.isParenthesizedTypeNode(query)) query = query.type;
+    const fix = 'write the values as a union (\'a\' | \'b\'), or index an `as const` array of literals: (typeof list)[number]';
+    if (!ts.isTypeQueryNode(query) || node.indexType.kind !== ts.SyntaxKind.NumberKeyword) {
+      return this.fail(file, node, path, `type ${node.getText(file.sf)} cannot be expressed in a CRD schema`, fix);
+    }
+    const name = entityName(ts, query.exprName);
+    const r = this.sources.resolve(file, name);
+    let init = r.kind === 'constant' ? r.decl.initializer : undefined;
+    while (init && (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init))) init = init.expression;
+    if (!init || !ts.isArrayLiteralExpression(init)) return this.fail(file, node, path, `${name} is not a constant array opgen can read`, fix);
+    const values: unknown[] = [];
+    for (const el of init.elements) {
+      if (ts.isStringLiteral(el) || ts.isNoSubstitutionTemplateLiteral(el)) values.push(el.text);
+      else if (ts.isNumericLiteral(el)) values.push(Number(el.text));
+      else return this.fail(file, el, path, `${el.getText(r.kind === 'constant' ? r.file.sf : file.sf)} in ${name} is not a literal`, fix);
+    }
+    const types = new Set(values.map((v) => jsonType(v)));
+    if (values.length === 0 || types.size > 1) return this.fail(file, node, path, `${name} must hold literals of one type`, fix);
+    return { enum: values, type: [...types][0]! };
   }
 
   private enumSchema(file: LoadedFile, decl: TS.EnumDeclaration, path: string): JSONSchemaProps {

@@ -16,12 +16,15 @@ export interface LoadedFile {
   sf: TS.SourceFile;
   markers: FileMarkers;
   declarations: Map<string, TopLevelDeclaration>;
+  /** Top-level `const` declarations, for `typeof list[number]` over an `as const` array. */
+  constants: Map<string, TS.VariableDeclaration>;
   /** Local name → where it is imported from (`name` is '*' for a namespace import). */
   imports: Map<string, { module: string; name: string }>;
 }
 
 export type Resolved =
   | { kind: 'declaration'; file: LoadedFile; decl: TopLevelDeclaration; name: string }
+  | { kind: 'constant'; file: LoadedFile; decl: TS.VariableDeclaration; name: string }
   | { kind: 'module'; module: string; name: string }
   | { kind: 'unresolved'; reason: string };
 
@@ -51,10 +54,13 @@ export class SourceSet {
     const rel = relative(this.cwd, abs);
     const display = rel.startsWith('..') ? abs : rel;
     const declarations = new Map<string, TopLevelDeclaration>();
+    const constants = new Map<string, TS.VariableDeclaration>();
     const imports = new Map<string, { module: string; name: string }>();
     for (const st of sf.statements) {
       if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) {
         declarations.set(st.name.text, st);
+      } else if (ts.isVariableStatement(st)) {
+        for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) constants.set(d.name.text, d);
       } else if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier) && st.importClause) {
         const module = st.moduleSpecifier.text;
         const clause = st.importClause;
@@ -67,7 +73,7 @@ export class SourceSet {
       }
     }
     const markers = collectMarkers(ts, sf, display, this.registry, this.errors);
-    const file: LoadedFile = { abs, display, sf, markers, declarations, imports };
+    const file: LoadedFile = { abs, display, sf, markers, declarations, constants, imports };
     this.files_.set(abs, file);
     return file;
   }
@@ -82,6 +88,8 @@ export class SourceSet {
     }
     const local = file.declarations.get(name);
     if (local) return { kind: 'declaration', file, decl: local, name };
+    const constant = file.constants.get(name);
+    if (constant) return { kind: 'constant', file, decl: constant, name };
     const imp = file.imports.get(name);
     if (!imp) return { kind: 'unresolved', reason: `${name} is neither declared in ${file.display} nor imported` };
     return this.fromModule(file, imp.module, imp.name, seen);
@@ -104,6 +112,8 @@ export class SourceSet {
       seen.add(key);
       const decl = target.declarations.get(name);
       if (decl) return { kind: 'declaration', file: target, decl, name };
+      const constant = target.constants.get(name);
+      if (constant) return { kind: 'constant', file: target, decl: constant, name };
       // Re-exports: `export { X } from './x.js'` and `export * from './x.js'`.
       for (const st of target.sf.statements) {
         if (!this.ts.isExportDeclaration(st) || !st.moduleSpecifier || !this.ts.isStringLiteral(st.moduleSpecifier)) continue;
