@@ -331,6 +331,34 @@ describe('manager + controller', () => {
     }
   });
 
+  it('caches objects without managedFields by default; an update from the cache keeps the server-side apply owners', async () => {
+    const ns = await namespace('mgr-managed-fields');
+    const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns] });
+    mgr.controllerFor(ConfigMap).complete({ reconcile: async () => Result.done() });
+    const keep = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns], cacheTransform: null });
+    keep.controllerFor(ConfigMap).complete({ reconcile: async () => Result.done() });
+    const runs = [await running(mgr), await running(keep)];
+    try {
+      const key = { namespace: ns, name: 'owned' };
+      await client.apply(ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', namespace: ns }, data: { a: '1' } }, { fieldManager: 'applier' });
+      await eventually(async () => expect((await mgr.client.get(ConfigMap, key)).data).toEqual({ a: '1' }));
+      expect((await mgr.client.get(ConfigMap, key)).metadata?.managedFields).toBeUndefined();
+      expect((await mgr.apiReader.get(ConfigMap, key)).metadata?.managedFields?.map((f) => f.manager)).toEqual(['applier']);
+      await eventually(async () => expect((await keep.client.get(ConfigMap, key)).metadata?.managedFields?.map((f) => f.manager)).toEqual(['applier']));
+
+      // A read-modify-write from the cache sends no managedFields; the server keeps the applier's.
+      const cached = await mgr.client.get(ConfigMap, key);
+      await mgr.client.update(ConfigMap, { ...cached, data: { ...cached.data, b: '2' } });
+      const afterUpdate = await mgr.apiReader.get(ConfigMap, key);
+      expect(afterUpdate.metadata?.managedFields?.map((f) => `${f.manager}/${f.operation}`).sort()).toEqual(['applier/Apply', 'opgen-manager/Update']);
+      // So the applier still owns data.a: applying without it removes it, and leaves b (not its own).
+      await client.apply(ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', namespace: ns }, data: {} }, { fieldManager: 'applier' });
+      expect((await client.get(ConfigMap, key)).data).toEqual({ b: '2' });
+    } finally {
+      for (const run of runs) await run.stop();
+    }
+  });
+
   it('on abort stops taking work and lets in-flight reconciles finish', async () => {
     const ns = await namespace('mgr-drain');
     const started: string[] = [];

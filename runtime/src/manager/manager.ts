@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
-import { Cache } from '../cache/cache.js';
+import { Cache, stripManagedFields } from '../cache/cache.js';
 import { ApiClient, type Client, type Reader } from '../client/client.js';
 import { Transport } from '../client/internal/transport.js';
 import { Builder, type ControllerBuilder, type ControllerHost, type WatchOptions } from '../controller/builder.js';
@@ -48,8 +48,14 @@ export interface ManagerOptions {
   logger?: Logger;
   /** Inject a metrics registry (e.g. to share one); default a fresh one. */
   metrics?: RuntimeMetrics;
-  /** Applied to every cached object (e.g. drop managedFields to save memory). */
-  cacheTransform?: (obj: KubeObject) => KubeObject;
+  /**
+   * Applied to every object before the cache stores it. Default stripManagedFields: reads from the
+   * cache (manager.client) then come without metadata.managedFields, which are often the largest part
+   * of an object and which no write needs (apply and update leave the server's managedFields alone
+   * when the request carries none). A function of your own replaces the default (wrap
+   * stripManagedFields to keep the saving); null caches objects exactly as the server sends them.
+   */
+  cacheTransform?: ((obj: KubeObject) => KubeObject) | null;
   /** How often every cached object is reconciled again even without a change; default 10 hours, 0 disables. */
   syncPeriodMs?: number;
   /** Field manager for the manager's client writes; default 'opgen-manager'. */
@@ -123,7 +129,7 @@ class ControllerManager implements Manager, ControllerHost {
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
     this.cache = new Cache(this.transport, {
       namespaces: opts.namespaces,
-      transform: opts.cacheTransform,
+      transform: opts.cacheTransform === undefined ? stripManagedFields : (opts.cacheTransform ?? undefined),
       resyncPeriodMs: opts.syncPeriodMs ?? 10 * 60 * 60 * 1000,
       log: this.log.child({ logger: 'cache' }),
     });
