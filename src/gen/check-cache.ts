@@ -36,21 +36,34 @@ export function recordKey(parts: unknown): string {
   return sha1(JSON.stringify({ parts, build: statSync(self).mtimeMs }));
 }
 
-export function readRecord(cwd: string): CheckRecord | undefined {
+/** Records of recent runs by key (`generate crd` and `generate` keep separate records). */
+type RecordFile = Record<string, CheckRecord>;
+const KEPT_RECORDS = 8;
+
+function readAll(cwd: string): RecordFile {
   const file = cacheFile(cwd);
-  if (!existsSync(file)) return undefined;
+  if (!existsSync(file)) return {};
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as CheckRecord;
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as RecordFile) : {};
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+export function readRecord(cwd: string, key: string): CheckRecord | undefined {
+  return readAll(cwd)[key];
 }
 
 export function writeRecord(cwd: string, record: CheckRecord): void {
   const file = cacheFile(cwd);
+  const all = readAll(cwd);
+  delete all[record.key];
+  // Newest last; keep the few most recent option sets.
+  const kept = Object.entries(all).slice(-(KEPT_RECORDS - 1));
   try {
     mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, JSON.stringify(record));
+    writeFileSync(file, JSON.stringify(Object.fromEntries([...kept, [record.key, record]])));
   } catch {
     // The record only speeds up --check; failing to keep it changes nothing else.
   }

@@ -69,7 +69,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   for (const target of targets) scanned[target] = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target));
   const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject });
   if (o.check) {
-    const record = readRecord(o.cwd);
+    const record = readRecord(o.cwd, key);
     const differences = record && compareWithRecord(record, key, scanned);
     if (differences) return reportCheck(o.cwd, differences, out);
   }
