@@ -93,3 +93,58 @@ describe('scaffold insertion points', () => {
     expect(parse('kubebuilder:scaffold:imports')).toBe('imports');
   });
 });
+
+describe('the catalog', () => {
+  it('defines every marker issue 3 names, where controller-gen lets it stand', () => {
+    const expected: Record<string, string[]> = {
+      groupName: ['package'],
+      versionName: ['package'],
+      'kubebuilder:validation:Optional': ['package', 'field'],
+      'kubebuilder:skip': ['package'],
+      'kubebuilder:object:root': ['type'],
+      'kubebuilder:resource': ['type'],
+      'kubebuilder:subresource:status': ['type'],
+      'kubebuilder:subresource:scale': ['type'],
+      'kubebuilder:printcolumn': ['type'],
+      'kubebuilder:storageversion': ['type'],
+      'kubebuilder:unservedversion': ['type'],
+      'kubebuilder:deprecatedversion': ['type'],
+      'kubebuilder:skipversion': ['type'],
+      'kubebuilder:selectablefield': ['type'],
+      'kubebuilder:metadata': ['type'],
+      'kubebuilder:externalDocs': ['field', 'type'],
+      'kubebuilder:validation:EmbeddedResource': ['field'],
+      'kubebuilder:validation:Schemaless': ['field'],
+      'kubebuilder:validation:AtMostOneOf': ['type'],
+      'kubebuilder:validation:ExactlyOneOf': ['type'],
+      'kubebuilder:validation:AtLeastOneOf': ['type'],
+      'kubebuilder:default': ['field'],
+      default: ['field'],
+      'kubebuilder:example': ['field'],
+      'kubebuilder:title': ['field', 'type'],
+      nullable: ['field'],
+      optional: ['field'],
+      required: ['field'],
+      listType: ['field', 'type'],
+      listMapKey: ['field', 'type'],
+      mapType: ['field', 'type'],
+      structType: ['field', 'type'],
+      'kubebuilder:pruning:PreserveUnknownFields': ['field', 'type'],
+      'k8s:immutable': ['field'],
+      'kubebuilder:rbac': ['package'],
+      'kubebuilder:webhook': ['package'],
+    };
+    for (const v of ['Minimum', 'Maximum', 'ExclusiveMinimum', 'ExclusiveMaximum', 'MultipleOf', 'MinLength', 'MaxLength', 'Pattern', 'MinItems', 'MaxItems', 'UniqueItems', 'MinProperties', 'MaxProperties', 'Enum', 'Format', 'Type', 'XIntOrString', 'XEmbeddedResource', 'XPreserveUnknownFields', 'XValidation']) {
+      expected[`kubebuilder:validation:${v}`] = ['field', 'type'];
+      expected[`kubebuilder:validation:items:${v}`] = ['field', 'type'];
+    }
+    const actual = Object.fromEntries(Object.keys(expected).map((name) => [name, registry.definitionsOf(name).flatMap((d) => d.targets)]));
+    expect(actual).toEqual(expected);
+    const xv = registry.lookup('kubebuilder:validation:XValidation')!;
+    expect(xv.args!.map((a) => a.name)).toEqual(['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf']);
+    const webhook = registry.lookup('kubebuilder:webhook')!;
+    expect(webhook.args!.map((a) => a.name).sort()).toEqual(
+      ['admissionReviewVersions', 'failurePolicy', 'groups', 'matchPolicy', 'mutating', 'name', 'patch', 'path', 'reinvocationPolicy', 'resources', 'serviceName', 'serviceNamespace', 'servicePort', 'sideEffects', 'timeoutSeconds', 'url', 'verbs', 'versions', 'webhookVersions'].sort(),
+    );
+  });
+});
