@@ -1,14 +1,14 @@
 // Installs CustomResourceDefinitions and waits until the API server serves them: Established
 // (names accepted, storage ready) and every served version visible in discovery, which is what a
 // client needs before its first create.
-import { poll, type AdminClient } from './admin-client.js';
+import { poll, sleep, type AdminClient } from './admin-client.js';
 import type { KubeObject, SourcedObject } from './manifests.js';
 
 const CRD_API = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 interface Crd extends KubeObject {
   spec?: { group?: string; names?: { plural?: string; kind?: string }; versions?: { name: string; served?: boolean; storage?: boolean }[] };
-  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[] };
 }
 
 export function pickCrds(objects: SourcedObject[]): { crd: Crd; file: string; entry: string }[] {
@@ -43,15 +43,18 @@ export function message(body: unknown, text: string): string {
   return typeof m === 'string' ? m : text.slice(0, 500);
 }
 
-async function waitServed(client: AdminClient, crd: Crd, timeoutMs: number): Promise<void> {
+/** Resolves with the time the CRD became Established, once it is served in every version. */
+async function waitServed(client: AdminClient, crd: Crd, timeoutMs: number): Promise<number> {
   const name = crd.metadata?.name ?? '';
   let lastConditions = '';
+  let establishedAt: number;
   try {
-    await poll(`CRD ${name} to be Established`, timeoutMs, 50, async () => {
+    establishedAt = await poll(`CRD ${name} to be Established`, timeoutMs, 50, async () => {
       const res = await client.call('GET', `${CRD_API}/${name}`);
       const conditions = (res.body as Crd | undefined)?.status?.conditions ?? [];
       lastConditions = conditions.map((c) => `${c.type}=${c.status}${c.message ? ` (${c.message})` : ''}`).join(', ');
-      return conditions.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      const established = conditions.find((c) => c.type === 'Established' && c.status === 'True');
+      return established ? Date.parse(established.lastTransitionTime ?? '') || Date.now() : undefined;
     });
   } catch (err) {
     throw new Error(`${(err as Error).message}; conditions: ${lastConditions || 'none'}`);
@@ -72,27 +75,21 @@ async function waitServed(client: AdminClient, crd: Crd, timeoutMs: number): Pro
       return res.status === 200 ? true : undefined;
     });
   }
+  return establishedAt;
 }
 
 /**
- * The first create of any custom resource in a fresh API server takes about 2 s (seen with 1.36),
- * later ones a few ms. A dry-run create, whatever its answer, pays that during start instead of
- * inside the first test.
+ * kube-apiserver holds every create of a custom resource for 2 s while its CRD became Established
+ * less than 2 s ago (apiextensions-apiserver's customresource_handler.go, for HA peers to catch up).
+ * Waiting out that window here keeps it from landing in the first test.
  */
-async function warmUpCustomResourceWrites(client: AdminClient, crds: Crd[]): Promise<void> {
-  // A CRD whose storage version is served needs no conversion (no webhook is listening yet).
-  const crd = crds.find((c) => c.spec?.versions?.some((v) => v.served !== false && v.storage));
-  const version = crd?.spec?.versions?.find((v) => v.served !== false && v.storage)?.name;
-  if (!crd || !version) return;
-  const group = crd.spec?.group ?? '';
-  const namespaced = (crd.spec as { scope?: string } | undefined)?.scope !== 'Cluster';
-  const path = `/apis/${group}/${version}/${namespaced ? 'namespaces/default/' : ''}${crd.spec?.names?.plural ?? ''}?dryRun=All`;
-  await client.call('POST', path, { apiVersion: `${group}/${version}`, kind: crd.spec?.names?.kind, metadata: { name: 'opgen-envtest-warm-up' } });
-}
+const JUST_CREATED_MS = 2000;
 
 export async function installCrds(client: AdminClient, crds: { crd: Crd; file: string }[], timeoutMs: number): Promise<string[]> {
   for (const { crd, file } of crds) await createOrReplace(client, crd, file);
-  await Promise.all(crds.map(({ crd }) => waitServed(client, crd, timeoutMs)));
-  await warmUpCustomResourceWrites(client, crds.map(({ crd }) => crd));
+  const established = await Promise.all(crds.map(({ crd }) => waitServed(client, crd, timeoutMs)));
+  // Condition times have whole seconds, as the server compares them; a little margin on top.
+  const settled = Math.max(0, ...established) + JUST_CREATED_MS + 50;
+  if (settled > Date.now()) await sleep(settled - Date.now());
   return [...new Set(crds.map(({ crd }) => crd.metadata?.name ?? ''))];
 }
