@@ -73,14 +73,23 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
     };
     const split = splitMarker(raw.text, (n) => registry.lookup(n));
     if (!split) {
-      const d = registry.diagnoseUnknown(raw.text);
-      if (d.owned) {
+      // A marker is one word; what follows a space is not part of its name.
+      const word = raw.text.split(/[\s=]/)[0]!;
+      const known = word !== raw.text.split('=')[0] ? registry.lookup(word) : undefined;
+      if (known) {
         errors.push(
           new OpgenError(
-            `${aboutOf()}unknown marker +${raw.text.split('=')[0]}`,
-            where(raw.pos),
-            d.suggestion ? `did you mean +${d.suggestion}?` : 'run `opgen markers` for the catalog',
+            `${aboutOf()}+${word} is followed by text that is not its arguments`,
+            where(raw.pos + 1 + word.length),
+            'write +name or +name:arg=value without spaces; start a prose comment with something other than +',
           ),
+        );
+        return;
+      }
+      const d = registry.diagnoseUnknown(word);
+      if (d.owned) {
+        errors.push(
+          new OpgenError(`${aboutOf()}unknown marker +${word}`, where(raw.pos), d.suggestion ? `did you mean +${d.suggestion}?` : 'run `opgen markers` for the catalog'),
         );
       }
       return;

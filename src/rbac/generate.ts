@@ -1,4 +1,4 @@
-// +kubebuilder:rbac markers → ClusterRole/Role objects, merged and ordered exactly as controller-gen does.
+// RBAC markers (+kubebuilder:rbac) → ClusterRole/Role objects, merged and ordered exactly as controller-gen does.
 import type { CollectedMarker } from '../markers/index.js';
 
 interface Rule {

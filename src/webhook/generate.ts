@@ -1,4 +1,4 @@
-// +kubebuilder:webhook markers → MutatingWebhookConfiguration and ValidatingWebhookConfiguration objects,
+// Webhook markers (+kubebuilder:webhook) → MutatingWebhookConfiguration and ValidatingWebhookConfiguration objects,
 // checked as controller-gen checks them, with each problem reported at its marker.
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker } from '../markers/index.js';
