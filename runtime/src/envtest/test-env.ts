@@ -111,22 +111,20 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
     rewriteConversionWebhooks(crds.map(({ crd }) => crd), webhook);
     const installed = await installCrds(plane.client, crds, startTimeoutMs);
     await installWebhookConfigurations(plane.client, webhookConfigs, webhook, startTimeoutMs);
-    const kubeConfig = buildKubeConfig(plane, plane.admin);
-    const controlPlane = plane;
+    const started = plane; // narrowed for the closures below
+    const kubeConfig = buildKubeConfig(started, started.admin);
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
 
     let stopping: Promise<void> | undefined;
-    const client = plane.client;
-    const started = plane;
     return {
-      kubeConfig, kubeconfigPath, server: plane.server, caData: plane.servingCaPem, crds: installed, webhook,
+      kubeConfig, kubeconfigPath, server: started.server, caData: started.servingCaPem, crds: installed, webhook,
       addUser: ({ name, groups = [] }) =>
-        buildKubeConfig(controlPlane, controlPlane.clientCa.issue({ commonName: name, organizations: groups, usage: 'client' })),
+        buildKubeConfig(started, started.clientCa.issue({ commonName: name, organizations: groups, usage: 'client' })),
       restartApiServer: () => started.restartApiServer(stopTimeoutMs),
       stop: () => {
         stopping ??= (async () => {
-          client.close();
+          started.client.close();
           await tearDown(processes, ports, dir, reaper, stopTimeoutMs);
         })();
         return stopping;
