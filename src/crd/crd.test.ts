@@ -232,3 +232,26 @@ ${KIND}`,
     );
   });
 });
+
+describe('marker lines that are not markers', () => {
+  it('reports a known marker followed by prose at the prose, and names an unknown one by its first word', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${IMPORTS}
+export interface WidgetSpec {
+  // +optional because callers may omit it
+  a?: string;
+  // +kubebuilder:validaton:MinLength=1 is the rule
+  b?: string;
+}
+${KIND}`,
+      }),
+    ).toBe(
+      [
+        'src/api/v1/types.ts:4:15: error: WidgetSpec.a: +optional is followed by text that is not its arguments (write +name or +name:arg=value without spaces; start a prose comment with something other than +)',
+        'src/api/v1/types.ts:6:6: error: WidgetSpec.b: unknown marker +kubebuilder:validaton:MinLength (did you mean +kubebuilder:validation:MinLength?)',
+      ].join('\n'),
+    );
+  });
+});
