@@ -255,3 +255,19 @@ ${KIND}`,
     );
   });
 });
+
+describe('descriptions', () => {
+  it('leave out tool directives such as eslint-disable and @ts-expect-error', async () => {
+    const out = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}
+export interface WidgetSpec {
+  // Count of things.
+  // eslint-disable-next-line @typescript-eslint/naming-convention
+  count?: int32;
+}
+${KIND}`,
+    });
+    expect(specOf(out['test.example.com_widgets.yaml']).properties.count.description).toBe('Count of things.');
+  });
+});

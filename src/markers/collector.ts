@@ -212,6 +212,8 @@ function markerLines(text: string, c: RawComment): RawMarker[] {
   return out;
 }
 
+const DIRECTIVE = /^(@ts-(ignore|expect-error|nocheck|check)\b|eslint-(disable|enable)|prettier-ignore|biome-ignore|istanbul ignore|c8 ignore)/;
+
 /**
  * controller-gen's description rules on TypeScript comments: the last JSDoc block, or else the `//` lines
  * directly above the declaration; marker lines removed; blank-line runs collapsed; `TODO` lines dropped and a
@@ -241,7 +243,8 @@ function describe(text: string, comments: RawComment[], nodeStart: number): stri
     }
     lines = run;
   }
-  lines = lines.filter((l) => !l.trimStart().startsWith('+'));
+  // Marker lines, and tool directives (Go drops `//go:generate`; TypeScript's are these), are not prose.
+  lines = lines.filter((l) => !l.trimStart().startsWith('+') && !DIRECTIVE.test(l.trimStart()));
   // Go's CommentGroup.Text: trim blank lines at both ends, collapse runs of blank lines.
   const collapsed: string[] = [];
   for (const l of lines) {
