@@ -83,6 +83,12 @@ describe('startTestEnv errors', () => {
     expect(processesMentioning(wrong)).toEqual([]);
   });
 
+  it('refuses apiServerFlags that would cut the server off from its environment', async () => {
+    await expect(startTestEnv({ apiServerFlags: { 'secure-port': '6443' } })).rejects.toThrow(
+      'envtest: apiServerFlags may not set --secure-port: the environment sets it to reach its own etcd, port and certificates',
+    );
+  });
+
   it('names a crdPaths entry that does not exist', async () => {
     const missing = join(scratch, 'no-such-crds');
     await expect(startTestEnv({ crdPaths: [missing] })).rejects.toThrow(`envtest: crdPaths entry ${missing} does not exist`);

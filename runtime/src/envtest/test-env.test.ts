@@ -153,10 +153,25 @@ describe('startTestEnv with CRDs', () => {
 });
 
 describe('startTestEnv lifecycle', () => {
-  it('runs two environments side by side, isolated from each other', async () => {
-    const [a, b] = await Promise.all([startTestEnv(), startTestEnv()]);
+  it('runs two environments side by side, isolated from each other, each with its own flags', async () => {
+    const [a, b] = await Promise.all([startTestEnv({ apiServerFlags: { 'service-cluster-ip-range': '10.96.0.0/24' } }), startTestEnv()]);
     try {
       expect(a.server).not.toBe(b.server);
+      // The built-in kubernetes Service takes the first address of each server's service range.
+      // It is created just after start, so allow it a moment.
+      const kubernetesServiceIp = async (env: TestEnv) => {
+        const core = env.kubeConfig.makeApiClient(CoreV1Api);
+        for (let i = 0; ; i++) {
+          try {
+            return (await core.readNamespacedService({ name: 'kubernetes', namespace: 'default' })).spec?.clusterIP;
+          } catch (err) {
+            if (i >= 50) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      };
+      expect(await kubernetesServiceIp(a)).toBe('10.96.0.1');
+      expect(await kubernetesServiceIp(b)).toBe('10.0.0.1');
       await a.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'only-in-a' } } });
       const inA = await a.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
       const inB = await b.kubeConfig.makeApiClient(CoreV1Api).listNamespace();

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBinaries } from './internal/binaries.js';
-import { EarlyExitError, startControlPlane, type ControlPlane } from './internal/control-plane.js';
+import { EarlyExitError, startControlPlane, withFlags, type ControlPlane } from './internal/control-plane.js';
 import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
 import { readObjects, requireEachEntry } from './internal/manifests.js';
@@ -28,6 +28,11 @@ export interface TestEnvOptions {
   attachLogs?: boolean;
   /** Folder holding kube-apiserver and etcd; defaults to $KUBEBUILDER_ASSETS. */
   binaryAssetsDirectory?: string;
+  /**
+   * Extra kube-apiserver flags, or replacements for the defaults, by name without dashes: e.g.
+   * `{ 'feature-gates': 'SomeAlphaFeature=true', 'runtime-config': 'api/alpha=true' }`.
+   */
+  apiServerFlags?: Record<string, string>;
 }
 
 export interface TestEnv {
@@ -90,6 +95,7 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
   // envtest's switch for the same thing, so kubebuilder users' CI settings carry over.
   const attachLogs = opts.attachLogs ?? /^(1|t|true)$/i.test(process.env.KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT ?? '');
+  withFlags([], opts.apiServerFlags ?? {}); // refuses environment flags before anything starts
   // Read manifests before starting anything, so a bad path fails fast.
   const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
   requireEachEntry(opts.crdPaths ?? [], crds, 'crdPaths', 'CustomResourceDefinition');
@@ -104,7 +110,7 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   let plane: ControlPlane | undefined;
   try {
     plane = await startControlPlane({
-      binaries, dir, reaper, ports, startTimeoutMs, attachLogs,
+      binaries, dir, reaper, ports, startTimeoutMs, attachLogs, apiServerFlags: opts.apiServerFlags ?? {},
       onSpawn: (p) => processes.push(p),
     });
     const webhook = await prepareWebhookServing(dir, ports);

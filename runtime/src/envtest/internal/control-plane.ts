@@ -25,6 +25,8 @@ export interface ControlPlaneOptions {
   binaries: Binaries;
   dir: string;
   attachLogs: boolean;
+  /** Extra or replaced kube-apiserver flags, names without dashes (TestEnvOptions.apiServerFlags). */
+  apiServerFlags: Record<string, string>;
   startTimeoutMs: number;
   reaper: Reaper;
   /** Ports reserved for this environment are added here, to be released when it stops. */
@@ -52,6 +54,26 @@ function supportsFlag(binary: string, flag: string): boolean {
     helpTexts.set(binary, help);
   }
   return new RegExp(`^\\s*${flag}\\b`, 'm').test(help);
+}
+
+/** Flags that wire the server to this environment's ports, etcd and certificates. */
+const ENVIRONMENT_FLAGS = new Set([
+  'advertise-address', 'bind-address', 'secure-port', 'etcd-servers', 'client-ca-file', 'tls-cert-file', 'tls-private-key-file',
+]);
+
+/** `args` with each of `flags` replacing the flag of the same name, or added after them. */
+export function withFlags(args: string[], flags: Record<string, string>): string[] {
+  const out = [...args];
+  for (const [raw, value] of Object.entries(flags)) {
+    const name = raw.replace(/^-+/, '');
+    if (ENVIRONMENT_FLAGS.has(name)) {
+      throw new Error(`envtest: apiServerFlags may not set --${name}: the environment sets it to reach its own etcd, port and certificates`);
+    }
+    const at = out.findIndex((a) => a.startsWith(`--${name}=`));
+    if (at >= 0) out.splice(at, 1);
+    out.push(`--${name}=${value}`);
+  }
+  return out;
 }
 
 async function waitStarted<T>(proc: Spawned, what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
@@ -102,7 +124,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     return res.ok ? true : undefined;
   });
 
-  const apiArgs = [
+  const apiArgs = withFlags([
     // Without it kube-apiserver looks for a default route and exits on machines that have none.
     `--advertise-address=${LOOPBACK}`,
     '--allow-privileged=true',
@@ -122,7 +144,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     ...(supportsFlag(opts.binaries.kubeApiserver, '--shutdown-watch-termination-grace-period') ? ['--shutdown-watch-termination-grace-period=2s'] : []),
     `--tls-cert-file=${file('apiserver.crt', serving.certPem)}`,
     `--tls-private-key-file=${file('apiserver.key', serving.keyPem)}`,
-  ];
+  ], opts.apiServerFlags);
   const client = new AdminClient({ server, caPem: servingCa.certPem, certPem: admin.certPem, keyPem: admin.keyPem });
   const launchApiServer = async (): Promise<Spawned> => {
     const proc = spawnGroup('kube-apiserver', opts.binaries.kubeApiserver, apiArgs, { logPath: join(dir, 'kube-apiserver.log'), attachLogs: opts.attachLogs, reaper: opts.reaper });
