@@ -271,3 +271,19 @@ ${KIND}`,
     expect(specOf(out['test.example.com_widgets.yaml']).properties.count.description).toBe('Count of things.');
   });
 });
+
+describe('broken sources', () => {
+  it('reports a TypeScript syntax error instead of reading a half-parsed file', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${IMPORTS}
+export interface WidgetSpec {
+  a?: string
+  b?: ;
+}
+${KIND}`,
+      }),
+    ).toBe("src/api/v1/types.ts:5:7: error: syntax error: Type expected. (fix the TypeScript; tsc --noEmit reports the same)");
+  });
+});

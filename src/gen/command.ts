@@ -99,6 +99,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       if (configs.length > 0) outputs.push({ abs: join(outDir, 'manifests.yaml'), content: await toYaml(configs) });
     }
   }
+  if (sources.syntaxErrors.length > 0) throw new OpgenErrors(sortErrors(sources.syntaxErrors));
   if (errors.length > 0) throw new OpgenErrors(sortErrors(errors));
 
   // One tree per root: the working directory, or an --output-dir outside it.

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { ts as TS } from 'ts-morph';
-import type { OpgenError } from '../diag/diagnostic.js';
+import { OpgenError } from '../diag/diagnostic.js';
 import { collectMarkers, type FileMarkers } from './collector.js';
 import type { Registry } from './registry.js';
 
@@ -30,6 +30,8 @@ export type Resolved =
 
 export class SourceSet {
   private readonly files_ = new Map<string, LoadedFile>();
+  /** Syntax errors: when there are any, other findings are noise from half-parsed files. */
+  readonly syntaxErrors: OpgenError[] = [];
 
   constructor(
     readonly ts: typeof TS,
@@ -71,6 +73,14 @@ export class SourceSet {
           for (const el of nb.elements) imports.set(el.name.text, { module, name: (el.propertyName ?? el.name).text });
         }
       }
+    }
+    // The parser recovers from syntax errors; reading declarations out of a broken file would mislead.
+    const syntax = (sf as unknown as { parseDiagnostics?: TS.DiagnosticWithLocation[] }).parseDiagnostics?.[0];
+    if (syntax) {
+      const lc = sf.getLineAndCharacterOfPosition(syntax.start);
+      this.syntaxErrors.push(
+        new OpgenError(`syntax error: ${ts.flattenDiagnosticMessageText(syntax.messageText, ' ')}`, { file: display, line: lc.line + 1, column: lc.character + 1 }, 'fix the TypeScript; tsc --noEmit reports the same'),
+      );
     }
     const markers = collectMarkers(ts, sf, display, this.registry, this.errors);
     const file: LoadedFile = { abs, display, sf, markers, declarations, constants, imports };
