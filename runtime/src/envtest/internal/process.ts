@@ -167,7 +167,12 @@ export class Reaper {
   private readonly child: ChildProcess;
 
   constructor(folder: string) {
-    this.child = spawn(process.execPath, ['-e', REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    this.child = spawn(process.execPath, ['-e', REAPER_SCRIPT], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      // The test process's NODE_OPTIONS (--inspect, loaders, test-runner hooks) are not for the reaper.
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     this.child.on('error', () => { /* best effort: the in-process handlers still apply */ });
     this.child.stdin?.on('error', () => {});
     this.child.unref();
