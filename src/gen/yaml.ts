@@ -160,7 +160,7 @@ function foldLikeYamlV2(text: string): string {
       if (line.length === 0 || line.length - line.trimStart().length >= blockIndent) continue;
       blockIndent = -1;
     }
-    if (BLOCK_HEADER.test(line)) {
+    if (mayEndBlockHeader(line) && BLOCK_HEADER.test(line)) {
       const m = LINE.exec(line);
       if (m) blockIndent = m[1]!.length + m[2]!.length + 1;
       continue;
@@ -179,6 +179,12 @@ function foldLikeYamlV2(text: string): string {
 
 const BLOCK_HEADER = /(?:^ *|: |- )[|>][0-9]?[-+]?$/;
 
+/** A cheap pre-check for BLOCK_HEADER (run on every line): a header ends in `|`, `>`, `-`, `+` or a digit. */
+function mayEndBlockHeader(line: string): boolean {
+  const c = line.charCodeAt(line.length - 1);
+  return c === 0x7c || c === 0x3e || c === 0x2d || c === 0x2b || (c >= 0x30 && c <= 0x39);
+}
+
 const styles = new Map<string, Style>();
 
 function styleOf(s: string): Style {
@@ -188,6 +194,20 @@ function styleOf(s: string): Style {
     styles.set(s, style);
   }
   return style;
+}
+
+// Schemas repeat the same key sets (properties, type, description ...) thousands of times: sort each set once.
+const keyOrders = new Map<string, string[]>();
+
+function sortedKeys(obj: Record<string, unknown>): string[] {
+  const keys = Object.keys(obj);
+  const signature = keys.join('\0');
+  let order = keyOrders.get(signature);
+  if (order === undefined) {
+    order = [...keys].sort(yamlKeyCompare);
+    keyOrders.set(signature, order);
+  }
+  return order;
 }
 
 type YamlModule = typeof import('yaml');
@@ -202,7 +222,7 @@ function toNode(y: YamlModule, value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const map = new y.YAMLMap();
     const obj = value as Record<string, unknown>;
-    for (const k of Object.keys(obj).sort(yamlKeyCompare)) {
+    for (const k of sortedKeys(obj)) {
       if (obj[k] === undefined) continue;
       const key = new y.Scalar(k);
       key.type = styleOf(k);
@@ -210,8 +230,15 @@ function toNode(y: YamlModule, value: unknown): unknown {
     }
     return map;
   }
-  const scalar = new y.Scalar(value);
-  if (typeof value === 'string') scalar.type = styleOf(value);
+  if (typeof value === 'string') {
+    const scalar = new y.Scalar(value);
+    scalar.type = styleOf(value);
+    return scalar;
+  }
+  // Numbers, booleans and null are written as the text yaml.v2 writes, plain; the document uses the
+  // failsafe schema, so the serialiser does not test each plain string against every YAML 1.2 tag.
+  const scalar = new y.Scalar(typeof value === 'number' ? (Object.is(value, -0) ? '-0' : JSON.stringify(value)) : value == null ? 'null' : String(value));
+  scalar.type = 'PLAIN';
   return scalar;
 }
 
@@ -220,9 +247,9 @@ export async function toYaml(docs: readonly object[], header = ''): Promise<stri
   const y = await import('yaml');
   let out = header;
   for (const value of docs) {
-    const doc = new y.Document();
+    const doc = new y.Document(undefined, { schema: 'failsafe' });
     doc.contents = toNode(y, value) as typeof doc.contents;
-    const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal', doubleQuotedAsJSON: true });
+    const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal', doubleQuotedAsJSON: true, directives: false });
     out += `---\n${foldLikeYamlV2(text)}`;
   }
   return out;
