@@ -33,43 +33,48 @@ describe('WorkQueue', () => {
     expect(second).toBe('ns/a');
   });
 
-  it('hands a key added during processing back only after I/O that arrived meanwhile has been read', async () => {
-    // The reconciler's status write answers on one connection (an I/O callback), the reconcile ends
-    // there, and the watch event for that write lands on another connection just after. The key must
-    // not go back to a worker before that event has been read, or the worker reads a stale cache.
-    const server = createServer();
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const port = (server.address() as { port: number }).port;
-    const accepted: Socket[] = [];
-    server.on('connection', (s) => accepted.push(s));
-    const response = connect(port, '127.0.0.1');
-    const watch = connect(port, '127.0.0.1');
-    await Promise.all([once(response, 'connect'), once(watch, 'connect')]);
-    while (accepted.length < 2) await new Promise((r) => setImmediate(r));
-    // The server's end of a client's connection (they may be accepted in either order).
-    const serverSide = (client: Socket) => accepted.find((s) => s.remotePort === client.localPort)!;
+  // The reconciler's status write answers on one connection (an I/O callback) and the reconcile ends
+  // there; the watch event for that write lands on another connection right after, or a few ms later
+  // (the API server sends it after the response). The key must not go back to a worker before that
+  // event has been read, or the next reconcile reads a stale cache.
+  for (const [when, delayMs] of [['right after', 0], ['2 ms after', 2]] as const) {
+    it(`hands a key added during processing back only after a watch event sent ${when} the reconcile ended has been read`, async () => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const port = (server.address() as { port: number }).port;
+      const accepted: Socket[] = [];
+      server.on('connection', (s) => accepted.push(s));
+      const response = connect(port, '127.0.0.1');
+      const watch = connect(port, '127.0.0.1');
+      await Promise.all([once(response, 'connect'), once(watch, 'connect')]);
+      while (accepted.length < 2) await new Promise((r) => setImmediate(r));
+      // The server's end of a client's connection (they may be accepted in either order).
+      const serverSide = (client: Socket) => accepted.find((s) => s.remotePort === client.localPort)!;
 
-    const q = new WorkQueue<string>({ rateLimiter: noLimit });
-    q.add('ns/a');
-    const key = await q.get();
-    q.add('ns/a'); // e.g. the event of the ConfigMap this reconcile created: the key is dirty
-    const order: string[] = [];
-    const handedOut = q.get().then((k) => order.push(`handed out ${k}`));
-    watch.on('data', () => order.push('watch event read'));
-    response.once('data', () => {
-      serverSide(watch).write('MODIFIED\n');
-      q.done(key!);
+      const q = new WorkQueue<string>({ rateLimiter: noLimit });
+      q.add('ns/a');
+      const key = await q.get();
+      q.add('ns/a'); // e.g. the event of the ConfigMap this reconcile created: the key is dirty
+      const order: string[] = [];
+      const handedOut = q.get().then((k) => order.push(`handed out ${k}`));
+      watch.on('data', () => order.push('watch event read'));
+      response.once('data', () => {
+        const sendEvent = () => serverSide(watch).write('MODIFIED\n');
+        if (delayMs === 0) sendEvent();
+        else setTimeout(sendEvent, delayMs);
+        q.done(key!);
+      });
+      serverSide(response).write('200 OK\n');
+      await handedOut;
+      await new Promise((r) => setTimeout(r, 20));
+      expect(order).toEqual(['watch event read', 'handed out ns/a']);
+      q.done('ns/a');
+      q.shutDown();
+      for (const s of [response, watch, ...accepted]) s.destroy();
+      server.close();
     });
-    serverSide(response).write('200 OK\n');
-    await handedOut;
-    await new Promise((r) => setTimeout(r, 20));
-    expect(order).toEqual(['watch event read', 'handed out ns/a']);
-    q.done('ns/a');
-    q.shutDown();
-    for (const s of [response, watch, ...accepted]) s.destroy();
-    server.close();
-  });
+  }
 
   it('folds adds into a key that waits for the loop after done(), and drops it if the queue shuts down meanwhile', async () => {
     const q = new WorkQueue<string>({ rateLimiter: noLimit });
