@@ -48,3 +48,17 @@ export interface JSONSchemaProps {
   'x-kubernetes-map-type'?: string;
   'x-kubernetes-validations'?: ValidationRule[];
 }
+
+/**
+ * A deep copy of JSON-like data (plain objects, arrays, primitives) for callers that mutate schemas.
+ * structuredClone does the same but costs several times more, and schemas are copied on every reference.
+ */
+export function cloneJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => cloneJson(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) out[key] = cloneJson((value as Record<string, unknown>)[key]);
+    return out as T;
+  }
+  return value;
+}

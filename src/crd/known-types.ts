@@ -1,6 +1,6 @@
 // Types from @opgen/runtime with controller-gen's exact schemas (its known-type overrides, and the
 // k8s.io/apimachinery types it parses from source). Recognised by import name; node_modules is never read.
-import type { JSONSchemaProps } from './json-schema.js';
+import { cloneJson, type JSONSchemaProps } from './json-schema.js';
 
 const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
@@ -67,7 +67,7 @@ const KNOWN: Record<string, JSONSchemaProps> = {
 /** The schema of a known @opgen/runtime type (a fresh copy), or undefined. */
 export function knownTypeSchema(name: string): JSONSchemaProps | undefined {
   const s = KNOWN[name];
-  return s ? structuredClone(s) : undefined;
+  return s ? cloneJson(s) : undefined;
 }
 
 export const KNOWN_TYPE_NAMES = Object.keys(KNOWN);

@@ -5,7 +5,7 @@ import type { ts as TS } from 'ts-morph';
 import { OpgenError } from '../diag/diagnostic.js';
 import { closest, positionOf, type CollectedMarker, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
 import { validateValue } from './default-check.js';
-import type { JSONSchemaProps } from './json-schema.js';
+import { cloneJson, type JSONSchemaProps } from './json-schema.js';
 import { TYPE_META, knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
 import { MarkerApplyError, type ApplyContext, type SchemaMarker } from './markers/index.js';
 
@@ -117,7 +117,7 @@ export class SchemaBuilder {
       }
       const fieldPath = `${path}.${name}`;
       if (root && (name === 'apiVersion' || name === 'kind')) {
-        properties[name] = structuredClone(TYPE_META[name]);
+        properties[name] = cloneJson(TYPE_META[name]);
         continue;
       }
       if (root && name === 'metadata') {
@@ -133,7 +133,7 @@ export class SchemaBuilder {
       }
     }
     if (root) {
-      for (const name of ['apiVersion', 'kind'] as const) properties[name] ??= structuredClone(TYPE_META[name]);
+      for (const name of ['apiVersion', 'kind'] as const) properties[name] ??= cloneJson(TYPE_META[name]);
       properties.metadata ??= { type: 'object' };
     }
     const schema: JSONSchemaProps = { type: 'object' };
@@ -461,7 +461,7 @@ export class SchemaBuilder {
     if (r.kind === 'constant') return plain(this.fail(file, node, path, `${name} is a value, not a type`, `for its values as an enum write (typeof ${name})[number]`));
     if (args && args.length > 0) return plain(this.fail(file, node, path, `generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface'));
     const schema = this.namedSchema(r.file, r.decl, path, file, node);
-    return { schema: structuredClone(schema), named: true, nullable: false };
+    return { schema: cloneJson(schema), named: true, nullable: false };
   }
 
   private namedSchema(file: LoadedFile, decl: TopLevelDeclaration, path: string, fromFile: LoadedFile, fromNode: TS.Node): JSONSchemaProps {

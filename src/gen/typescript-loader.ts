@@ -1,6 +1,7 @@
 // Loads the TypeScript compiler bundled with ts-morph, through a V8 code cache. Parsing the 9 MB compiler
 // is a third of a cold `opgen generate`; with the cache V8 skips it (Node 22's module.enableCompileCache
 // does the same, but opgen supports Node 20). Any problem with the cache falls back to a plain require.
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,7 +28,9 @@ export function loadTypeScript(): typeof TS {
     return loaded;
   }
   try {
-    const source = readFileSync(file, 'utf8');
+    // The compiler is ASCII: decoding 9 MB as latin1 is a plain copy, UTF-8 decoding is not.
+    const bytes = readFileSync(file);
+    const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     const stat = statSync(file);
     const key = createHash('sha1').update(`${file}\0${stat.size}\0${stat.mtimeMs}\0${process.version}`).digest('hex');
     const cacheFile = join(cacheDir(), `typescript-${key}.bin`);

@@ -30,6 +30,8 @@ export type Resolved =
 
 export class SourceSet {
   private readonly files_ = new Map<string, LoadedFile>();
+  /** Answers of resolve() per file and name: every field of every kind asks again for the same few types. */
+  private readonly resolved = new Map<LoadedFile, Map<string, Resolved>>();
   /** Syntax errors: when there are any, other findings are noise from half-parsed files. */
   readonly syntaxErrors: OpgenError[] = [];
 
@@ -89,7 +91,21 @@ export class SourceSet {
   }
 
   /** What `name` (as written in `file`, maybe `ns.Name`) refers to. */
-  resolve(file: LoadedFile, name: string, seen = new Set<string>()): Resolved {
+  resolve(file: LoadedFile, name: string): Resolved {
+    let byName = this.resolved.get(file);
+    if (!byName) {
+      byName = new Map();
+      this.resolved.set(file, byName);
+    }
+    let r = byName.get(name);
+    if (!r) {
+      r = this.resolveUncached(file, name, new Set());
+      byName.set(name, r);
+    }
+    return r;
+  }
+
+  private resolveUncached(file: LoadedFile, name: string, seen: Set<string>): Resolved {
     const dot = name.indexOf('.');
     if (dot >= 0) {
       const ns = file.imports.get(name.slice(0, dot));
