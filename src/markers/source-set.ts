@@ -53,8 +53,10 @@ export class SourceSet {
     if (existing) return existing;
     const ts = this.ts;
     const text = readFileSync(abs, 'utf8');
-    // JSDoc is read from the comment text by the collector; the parser need not build JSDoc nodes.
-    const sf = ts.createSourceFile(abs, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, true, ts.ScriptKind.TS);
+    // JSDoc is read from the comment text by the collector; the parser need not build JSDoc nodes. No
+    // parent pointers either (a walk over every node): opgen goes down the tree and passes `sf` wherever
+    // the compiler would otherwise climb to the source file.
+    const sf = ts.createSourceFile(abs, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, ts.ScriptKind.TS);
     const rel = relative(this.cwd, abs);
     const display = rel.startsWith('..') ? abs : rel;
     const declarations = new Map<string, TopLevelDeclaration>();
