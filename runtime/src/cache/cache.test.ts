@@ -1,6 +1,6 @@
 // The informer cache against a real kube-apiserver, including one that is restarted under it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { startTestEnv, type TestEnv, eventually } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import type { KubeObject } from '../api/types.js';
 import { createClient, type Client } from '../client/client.js';
@@ -22,18 +22,6 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function eventually(check: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 function snapshot(items: KubeObject[]): string[] {
   return items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
@@ -110,7 +98,7 @@ describe('Cache', () => {
       const server = await fresh.list(ConfigMap, { namespace: 'cache-c' });
       const cached = await cache.list(ConfigMap, { namespace: 'cache-c' });
       expect(snapshot(cached.items)).toEqual(snapshot(server.items));
-    }, 60_000);
+    }, { timeoutMs: 60_000 });
     expect((await cache.get(ConfigMap, { namespace: 'cache-c', name: 'r0' })).data).toEqual({ v: 'after-restart' });
     expect(deleted).toContain('r1');
 
@@ -158,7 +146,7 @@ describe('Cache', () => {
     const running = cache.start(stop.signal);
     await cache.waitForSync(stop.signal);
     const messages = () => logLines.map((l) => (JSON.parse(l) as { msg: string }).msg);
-    await eventually(() => expect(messages()).toContain('watch idle for too long, reopening'), 10_000);
+    await eventually(() => expect(messages()).toContain('watch idle for too long, reopening'), { timeoutMs: 10_000 });
     await client.create(ConfigMap, { metadata: { name: 'after-idle', namespace: 'cache-e' } });
     await eventually(() => expect(added).toEqual(['after-idle']));
     expect(messages().filter((m) => m === 'listed')).toHaveLength(1);

@@ -1,6 +1,6 @@
 // Controllers run by a manager against a real kube-apiserver (envtest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { startTestEnv, type TestEnv, eventually } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import { createClient, type Client } from '../client/client.js';
 import { ignoreAlreadyExists, ignoreNotFound, isNotFound } from '../client/errors.js';
@@ -25,18 +25,6 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function eventually(check: () => void | Promise<void>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -224,7 +212,7 @@ describe('manager + controller', () => {
     const run = await running(mgr);
     try {
       await client.create(Guestbook, { metadata: { name: 'quiet', namespace: ns }, spec: {} });
-      await eventually(() => expect(count).toBeGreaterThanOrEqual(4), 10_000);
+      await eventually(() => expect(count).toBeGreaterThanOrEqual(4), { timeoutMs: 10_000 });
     } finally {
       await run.stop();
     }

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../api/builtins.js';
 import { createClient, type Client } from '../client/client.js';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { startTestEnv, type TestEnv, eventually } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
@@ -20,17 +20,6 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (performance.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
