@@ -242,12 +242,30 @@ function toNode(y: YamlModule, value: unknown): unknown {
   return scalar;
 }
 
+type Tags = NonNullable<import('yaml').SchemaOptions['customTags']>;
+let failsafeTags: Tags | undefined;
+
+/**
+ * The failsafe schema's tags, with a string tag that calls the string serialiser directly: the stock one
+ * copies the whole stringify context for every string only to flag it for checks against YAML 1.2's
+ * other tags, which the failsafe schema does not have.
+ */
+async function tags(): Promise<Tags> {
+  if (!failsafeTags) {
+    const { stringTag, stringifyString } = await import('yaml/util');
+    const direct = { ...stringTag, stringify: stringifyString };
+    failsafeTags = (all) => all.map((t) => (t === stringTag ? direct : t));
+  }
+  return failsafeTags;
+}
+
 /** Serialises each object as a YAML document preceded by `---`, optionally after a header. */
 export async function toYaml(docs: readonly object[], header = ''): Promise<string> {
   const y = await import('yaml');
+  const customTags = await tags();
   let out = header;
   for (const value of docs) {
-    const doc = new y.Document(undefined, { schema: 'failsafe' });
+    const doc = new y.Document(undefined, { schema: 'failsafe', customTags });
     doc.contents = toNode(y, value) as typeof doc.contents;
     const text = doc.toString({ indent: 2, indentSeq: false, lineWidth: 0, blockQuote: 'literal', doubleQuotedAsJSON: true, directives: false });
     out += `---\n${foldLikeYamlV2(text)}`;
