@@ -3,7 +3,7 @@
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
+import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCommand } from '../gen/command.js';
@@ -45,9 +45,15 @@ describe('generated CRDs on a real API server', () => {
       const real = await kubectl('apply', '--server-side', '-f', file);
       expect(real.exitCode).toBe(0);
     }
-    const wait = await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/memcacheds.cache.example.com', 'crd/sinks.sink.example.com', 'crd/frigates.ships.example.com');
-    expect(wait.stderr).toBe('');
-    expect(wait.exitCode).toBe(0);
+    // kubectl wait fails at once ("status.conditions accessor error") while a new CRD has no conditions yet.
+    await eventually(
+      async () => {
+        const wait = await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/memcacheds.cache.example.com', 'crd/sinks.sink.example.com', 'crd/frigates.ships.example.com');
+        expect(wait.stderr).toBe('');
+        expect(wait.exitCode).toBe(0);
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
   });
 
   it('kubectl explain shows the descriptions from the TypeScript comments', async () => {

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
+import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesIn, readManifests, runControllerGen, runOpgen, warmUp, type GeneratorRun } from './harness.js';
 
@@ -74,8 +74,14 @@ describe.each(crdFixtures)('%s CRDs on a real API server', (fixture) => {
       const real = await kubectl(['apply', '--server-side', '--field-manager=opgen-parity', '-f', file]);
       expect(real.code, `${file}: ${real.out}`).toBe(0);
       const [crd] = readManifests(file) as Crd[];
-      const wait = await kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd!.metadata.name}`]);
-      expect(wait.code, wait.out).toBe(0);
+      // kubectl wait fails at once ("status.conditions accessor error") while a new CRD has no conditions yet.
+      await eventually(
+        async () => {
+          const wait = await kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd!.metadata.name}`]);
+          expect(wait.code, wait.out).toBe(0);
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
     }
   });
 
