@@ -63,28 +63,31 @@ interface ValidationSpec {
 
 const numeric = ['integer', 'number'];
 
+/** A marker that checks the schema's type and copies its value into one schema keyword. */
+function keyword(
+  name: string,
+  key: keyof JSONSchemaProps,
+  value: ArgType,
+  types: string[],
+  help: string,
+  fix: string,
+): ValidationSpec {
+  return {
+    name,
+    value,
+    help,
+    apply(s, v, ctx, m) {
+      need(s, ctx, types, m, fix);
+      if (types === numeric) integral(s, ctx, v as number, m);
+      (s as Record<string, unknown>)[key] = v;
+    },
+  };
+}
+
 /** The `kubebuilder:validation:<Name>` markers that also have an `items:` variant. */
 const VALIDATIONS: ValidationSpec[] = [
-  {
-    name: 'Maximum',
-    value: argTypes.number,
-    help: 'maximum value (inclusive unless ExclusiveMaximum)',
-    apply(s, v, ctx, m) {
-      need(s, ctx, numeric, m, 'use MaxLength for strings, MaxItems for arrays');
-      integral(s, ctx, v as number, m);
-      s.maximum = v as number;
-    },
-  },
-  {
-    name: 'Minimum',
-    value: argTypes.number,
-    help: 'minimum value (inclusive unless ExclusiveMinimum)',
-    apply(s, v, ctx, m) {
-      need(s, ctx, numeric, m, 'use MinLength for strings, MinItems for arrays');
-      integral(s, ctx, v as number, m);
-      s.minimum = v as number;
-    },
-  },
+  keyword('Maximum', 'maximum', argTypes.number, numeric, 'maximum value (inclusive unless ExclusiveMaximum)', 'use MaxLength for strings, MaxItems for arrays'),
+  keyword('Minimum', 'minimum', argTypes.number, numeric, 'minimum value (inclusive unless ExclusiveMinimum)', 'use MinLength for strings, MinItems for arrays'),
   {
     name: 'ExclusiveMaximum',
     value: argTypes.bool,
@@ -103,61 +106,12 @@ const VALIDATIONS: ValidationSpec[] = [
       if (v === true) s.exclusiveMinimum = true;
     },
   },
-  {
-    name: 'MultipleOf',
-    value: argTypes.number,
-    help: 'the value must be a multiple of this',
-    apply(s, v, ctx, m) {
-      need(s, ctx, numeric, m, 'remove it');
-      integral(s, ctx, v as number, m);
-      s.multipleOf = v as number;
-    },
-  },
-  {
-    name: 'MaxLength',
-    value: argTypes.int,
-    help: 'maximum string length',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['string'], m, 'use Maximum for numbers, MaxItems for arrays');
-      s.maxLength = v as number;
-    },
-  },
-  {
-    name: 'MinLength',
-    value: argTypes.int,
-    help: 'minimum string length',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['string'], m, 'use Minimum for numbers, MinItems for arrays');
-      s.minLength = v as number;
-    },
-  },
-  {
-    name: 'Pattern',
-    value: argTypes.string,
-    help: 'regular expression the string must match (quote it if it contains , ; or })',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['string'], m, 'remove it, or make the field a string');
-      s.pattern = v as string;
-    },
-  },
-  {
-    name: 'MaxItems',
-    value: argTypes.int,
-    help: 'maximum number of items',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['array'], m, 'use MaxProperties for objects, MaxLength for strings');
-      s.maxItems = v as number;
-    },
-  },
-  {
-    name: 'MinItems',
-    value: argTypes.int,
-    help: 'minimum number of items',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['array'], m, 'use MinProperties for objects, MinLength for strings');
-      s.minItems = v as number;
-    },
-  },
+  keyword('MultipleOf', 'multipleOf', argTypes.number, numeric, 'the value must be a multiple of this', 'remove it'),
+  keyword('MaxLength', 'maxLength', argTypes.int, ['string'], 'maximum string length', 'use Maximum for numbers, MaxItems for arrays'),
+  keyword('MinLength', 'minLength', argTypes.int, ['string'], 'minimum string length', 'use Minimum for numbers, MinItems for arrays'),
+  keyword('Pattern', 'pattern', argTypes.string, ['string'], 'regular expression the string must match (quote it if it contains , ; or })', 'remove it, or make the field a string'),
+  keyword('MaxItems', 'maxItems', argTypes.int, ['array'], 'maximum number of items', 'use MaxProperties for objects, MaxLength for strings'),
+  keyword('MinItems', 'minItems', argTypes.int, ['array'], 'minimum number of items', 'use MinProperties for objects, MinLength for strings'),
   {
     name: 'UniqueItems',
     value: argTypes.bool,
@@ -169,24 +123,8 @@ const VALIDATIONS: ValidationSpec[] = [
       }
     },
   },
-  {
-    name: 'MaxProperties',
-    value: argTypes.int,
-    help: 'maximum number of properties',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['object'], m, 'use MaxItems for arrays');
-      s.maxProperties = v as number;
-    },
-  },
-  {
-    name: 'MinProperties',
-    value: argTypes.int,
-    help: 'minimum number of properties',
-    apply(s, v, ctx, m) {
-      need(s, ctx, ['object'], m, 'use MinItems for arrays');
-      s.minProperties = v as number;
-    },
-  },
+  keyword('MaxProperties', 'maxProperties', argTypes.int, ['object'], 'maximum number of properties', 'use MaxItems for arrays'),
+  keyword('MinProperties', 'minProperties', argTypes.int, ['object'], 'minimum number of properties', 'use MinItems for arrays'),
   {
     name: 'Enum',
     value: { kind: 'list', of: argTypes.any },
