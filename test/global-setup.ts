@@ -4,9 +4,24 @@
 // process before the workers are forked, so setting process.env here reaches every test file
 // (runtime/src/envtest/errors.test.ts checks that).
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export default function setup(): void {
+  provideAssets();
+  // A machine without kubectl gets the one .ci/test-assets.sh built into the same folder.
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  if (assets && !onPath('kubectl') && existsSync(join(assets, 'kubectl'))) {
+    process.env.PATH = `${assets}${delimiter}${process.env.PATH ?? ''}`;
+  }
+}
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
+}
+
+function provideAssets(): void {
   if (process.env.KUBEBUILDER_ASSETS) return;
   const script = fileURLToPath(new URL('../.ci/test-assets.sh', import.meta.url));
   try {
