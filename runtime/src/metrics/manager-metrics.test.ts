@@ -8,6 +8,7 @@ import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
 import { Guestbook, guestbookCrd } from '../manager/testdata/guestbook.js';
+import { sample } from './testdata/sample.js';
 
 let env: TestEnv;
 let client: Client;
@@ -20,11 +21,6 @@ afterAll(async () => {
   await env?.stop();
 });
 
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('a running manager', () => {
   it('serves controller-runtime metrics for its controller, and /healthz and /readyz', async () => {

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeMetrics, startMetricsServer } from './index.js';
+import { sample } from './testdata/sample.js';
 
 const stops: AbortController[] = [];
 afterEach(() => {
@@ -20,11 +21,6 @@ async function scrape(port: number): Promise<string> {
 }
 
 /** The value of one sample line, e.g. sample(text, 'workqueue_adds_total{name="a",controller="a"}'). */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
 describe('RuntimeMetrics on /metrics', () => {
   it("serves controller-runtime's reconcile and workqueue series with their labels", async () => {
     const metrics = new RuntimeMetrics();
