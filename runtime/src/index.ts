@@ -14,3 +14,4 @@ export { createLogger, silentLogger, type Logger, type LogFields, type LogLevel,
 export { RuntimeMetrics, startMetricsServer, type WorkqueueMetrics, type ReconcileResult } from './metrics/index.js';
 export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';
+export { loadKubeConfig, KubeConfigError, type KubeConfigLike, type LoadKubeConfigOptions } from './kubeconfig/index.js';

@@ -5,7 +5,7 @@ import type { KubeList, KubeObject } from '../api/types.js';
 import { ApiError } from '../client/errors.js';
 import type { ListOptions, ObjectKey, Reader } from '../client/client.js';
 import { Transport } from '../client/internal/transport.js';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { Informer, type InformerOptions } from './informer.js';
 import type { IndexFunc } from './store.js';
@@ -23,7 +23,7 @@ export interface CacheOptions {
 }
 
 /** A cache of its own (managers make one for you: `mgr.cache`). Start it with `cache.start(signal)`. */
-export function createCache(kubeConfig: KubeConfig, opts: Partial<CacheOptions> = {}): Cache {
+export function createCache(kubeConfig: KubeConfigLike, opts: Partial<CacheOptions> = {}): Cache {
   return new Cache(new Transport(kubeConfig), { ...opts, log: opts.log ?? silentLogger() });
 }
 

@@ -1,5 +1,5 @@
 // The API client: typed CRUD over plain JSON objects, keyed by a ResourceKind value.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
 import { describe, formatLabelSelector, resourcePath } from './internal/paths.js';
@@ -86,7 +86,7 @@ const patchContentType = {
   strategic: 'application/strategic-merge-patch+json',
 } as const;
 
-export function createClient(kubeConfig: KubeConfig, opts: ClientOptions = {}): Client {
+export function createClient(kubeConfig: KubeConfigLike, opts: ClientOptions = {}): Client {
   return new ApiClient(new Transport(kubeConfig), opts.fieldManager);
 }
 

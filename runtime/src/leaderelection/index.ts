@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { type Lease, LeaseClient, LeaseRequestError, type LeaseSpec, microTime } from './internal/lease-client.js';
 
 
 export interface LeaderElectionConfig {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeConfigLike;
   /** Namespace of the Lease. */
   namespace: string;
   /** Name of the Lease (the manager's leaderElectionID). */

@@ -2,11 +2,6 @@
 // and runs it all until a signal asks it to stop, then shuts down in order: stop taking work, let
 // in-flight reconciles finish within the grace period, release the lease, stop the caches.
 import { readFileSync } from 'node:fs';
-// Most of an operator's idle memory (~70 of ~115 MB RSS) is this import, and a lazy import would not
-// save it: client-node's KubeConfig module (dist/config.js, also in 2.0.1) statically imports the
-// whole generated API (gen/index.js, ~21 MB of JavaScript) for makeApiClient, so any KubeConfig
-// instance, whichever path it comes from, costs the same.
-import { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
 import { Cache, stripManagedFields } from '../cache/cache.js';
@@ -19,6 +14,7 @@ import { startProbeServer, type Check } from '../healthz/index.js';
 import { LeaderElector } from '../leaderelection/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
+import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { DelegatingClient } from './delegating-client.js';
 
 /** Anything long-running the manager starts and stops. */
@@ -30,8 +26,11 @@ export interface Runnable {
 }
 
 export interface ManagerOptions {
-  /** Default: loadFromDefault() (in-cluster, $KUBECONFIG or ~/.kube/config). */
-  kubeConfig?: KubeConfig;
+  /**
+   * Default: loadKubeConfig() ($KUBECONFIG, ~/.kube/config, else in-cluster: client-node's
+   * loadFromDefault() order, without loading client-node). client-node's KubeConfig fits too.
+   */
+  kubeConfig?: KubeConfigLike;
   /** ':8080' style; '0' disables; default '0'. */
   metricsBindAddress?: string;
   /** ':8081' style; '0' disables; default '0'. */
@@ -69,7 +68,7 @@ export interface ManagerOptions {
 export interface Manager {
   readonly client: Client;
   readonly apiReader: Reader;
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   readonly log: Logger;
   readonly cache: Cache;
   readonly metrics: RuntimeMetrics;
@@ -85,11 +84,7 @@ export interface Manager {
 }
 
 export async function createManager(opts: ManagerOptions = {}): Promise<Manager> {
-  let kubeConfig = opts.kubeConfig;
-  if (!kubeConfig) {
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-  }
+  const kubeConfig = opts.kubeConfig ?? (await loadKubeConfig());
   if (opts.leaderElection && !opts.leaderElectionID) {
     throw new Error('leaderElection needs leaderElectionID (the name of the Lease, e.g. "abc123.example.com")');
   }
@@ -124,7 +119,7 @@ class ControllerManager implements Manager, ControllerHost {
   private started = false;
 
   constructor(
-    readonly kubeConfig: KubeConfig,
+    readonly kubeConfig: KubeConfigLike,
     private readonly opts: ManagerOptions,
   ) {
     this.log = opts.logger ?? createLogger();

@@ -3,7 +3,7 @@
 // connections instead of opening one per call.
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '../../kubeconfig/index.js';
 import { ApiError, type Status } from '../errors.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -42,7 +42,7 @@ export class Transport {
   private prepared?: Promise<Prepared>;
   private agent?: http.Agent;
 
-  constructor(readonly kubeConfig: KubeConfig) {}
+  constructor(readonly kubeConfig: KubeConfigLike) {}
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await this.send(method, path, opts);

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '../../kubeconfig/index.js';
 
 /** The coordination.k8s.io/v1 LeaseSpec fields leader election uses (times are MicroTime strings). */
 export interface LeaseSpec {
@@ -39,7 +39,7 @@ export class LeaseClient {
   private readonly collectionPath: string;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeConfigLike,
     readonly namespace: string,
     readonly name: string,
   ) {

@@ -1,0 +1,7 @@
+// Loading a kubeconfig without @kubernetes/client-node. client-node's KubeConfig module statically
+// imports its whole generated API (dist/gen, ~65 MB of RSS once loaded) only for makeApiClient, and
+// the runtime needs two of its methods. loadKubeConfig() reads the same files in the same order and
+// returns an object with those two methods; client-node's own KubeConfig still fits the type, so code
+// that passes one keeps working.
+export { loadKubeConfig, type KubeConfigLike, type LoadKubeConfigOptions } from './internal/load.js';
+export { KubeConfigError } from './internal/errors.js';

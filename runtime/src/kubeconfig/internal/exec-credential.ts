@@ -1,0 +1,116 @@
+// client-go's exec credential plugins (k8s.io/client-go/plugin/pkg/client/auth/exec): what EKS
+// (`aws eks get-token`), GKE (`gke-gcloud-auth-plugin`) and AKS (`kubelogin`) kubeconfigs use.
+import { spawn } from 'node:child_process';
+import { KubeConfigError, oneLine } from './errors.js';
+
+export const execApiVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
+export type ExecApiVersion = (typeof execApiVersions)[number];
+export type InteractiveMode = 'Never' | 'IfAvailable' | 'Always';
+
+export interface ExecSpec {
+  /** Already resolved against the kubeconfig's folder when it names a relative path with a slash. */
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  apiVersion: ExecApiVersion;
+  interactiveMode: InteractiveMode;
+  installHint?: string;
+  /** spec.cluster of KUBERNETES_EXEC_INFO when the kubeconfig sets provideClusterInfo. */
+  cluster?: Record<string, unknown>;
+  /** For messages: `user "dev" in ~/.kube/config`. */
+  where: string;
+}
+
+export interface ExecCredentialStatus {
+  token?: string;
+  clientCertificateData?: string;
+  clientKeyData?: string;
+  expirationTimestamp?: string;
+}
+
+/**
+ * Runs the plugin when a credential is needed and keeps its answer until status.expirationTimestamp.
+ * An answer without an expiry is not kept (client-node does the same; client-go keeps it until a 401):
+ * the runtime's transport asks for credentials at most once a minute and after a 401, so the plugin
+ * then runs at most once a minute.
+ */
+export class ExecCredentialPlugin {
+  private cached?: { status: ExecCredentialStatus; expires: number };
+  private running?: Promise<ExecCredentialStatus>;
+
+  constructor(
+    readonly spec: ExecSpec,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  credential(): Promise<ExecCredentialStatus> {
+    if (this.cached && this.now() < this.cached.expires) return Promise.resolve(this.cached.status);
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async run(): Promise<ExecCredentialStatus> {
+    const { spec } = this;
+    // No TTY in an operator's pod: Never and IfAvailable then both run the plugin without stdin;
+    // Always cannot be satisfied (client-go fails the same way).
+    const terminal = process.stdin.isTTY === true;
+    if (spec.interactiveMode === 'Always' && !terminal) {
+      throw new KubeConfigError(`exec plugin "${spec.command}" for ${spec.where} has interactiveMode Always, but standard input is not a terminal; use a plugin mode that needs no prompt (interactiveMode: Never or IfAvailable)`);
+    }
+    const interactive = terminal && spec.interactiveMode !== 'Never';
+    const execInfo = {
+      apiVersion: spec.apiVersion,
+      kind: 'ExecCredential',
+      spec: { interactive, ...(spec.cluster ? { cluster: spec.cluster } : {}) },
+    };
+    const { code, stdout, stderr, error } = await new Promise<{ code: number | null; stdout: string; stderr: string; error?: NodeJS.ErrnoException }>(
+      (resolve) => {
+        let out = '';
+        let err = '';
+        const child = spawn(spec.command, spec.args, {
+          env: { ...process.env, ...spec.env, KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) },
+          stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'],
+        });
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+        child.on('error', (e: NodeJS.ErrnoException) => resolve({ code: null, stdout: out, stderr: err, error: e }));
+        child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+      },
+    );
+    if (error) {
+      if (error.code === 'ENOENT') {
+        const hint = spec.installHint ? ` (${oneLine(spec.installHint)})` : '';
+        throw new KubeConfigError(`exec plugin "${spec.command}" for ${spec.where} was not found${hint}; install it or fix users[].user.exec.command`);
+      }
+      throw new KubeConfigError(`exec plugin "${spec.command}" for ${spec.where} could not start (${error.code ?? error.message}); fix users[].user.exec.command`);
+    }
+    if (code !== 0) {
+      const said = oneLine(stderr);
+      throw new KubeConfigError(`exec plugin "${spec.command}" for ${spec.where} exited with ${code ?? 'a signal'}${said ? `: ${said}` : ''}`);
+    }
+    const status = this.parse(stdout);
+    const expires = status.expirationTimestamp ? Date.parse(status.expirationTimestamp) : NaN;
+    this.cached = Number.isNaN(expires) ? undefined : { status, expires };
+    return status;
+  }
+
+  private parse(stdout: string): ExecCredentialStatus {
+    const { spec } = this;
+    const bad = (why: string) => new KubeConfigError(`exec plugin "${spec.command}" for ${spec.where} printed ${why}; it must print an ExecCredential (${spec.apiVersion}) with status.token or status.clientCertificateData and clientKeyData`);
+    let cred: { apiVersion?: string; kind?: string; status?: ExecCredentialStatus };
+    try {
+      cred = JSON.parse(stdout) as typeof cred;
+    } catch {
+      throw bad('no JSON');
+    }
+    if (cred?.kind !== 'ExecCredential') throw bad(`kind ${JSON.stringify(cred?.kind)}`);
+    if (cred.apiVersion !== spec.apiVersion) throw bad(`apiVersion ${JSON.stringify(cred.apiVersion)} where the kubeconfig asks for ${spec.apiVersion}`);
+    const status = cred.status ?? {};
+    if (Boolean(status.clientCertificateData) !== Boolean(status.clientKeyData)) throw bad('only one of clientCertificateData and clientKeyData');
+    if (!status.token && !status.clientCertificateData) throw bad('no credential');
+    if (status.expirationTimestamp && Number.isNaN(Date.parse(status.expirationTimestamp))) throw bad(`expirationTimestamp ${JSON.stringify(status.expirationTimestamp)}`);
+    return status;
+  }
+}
