@@ -2,7 +2,12 @@
 // first create to all-Ready, with the operator's peak RSS, for the @opgen/runtime operator
 // (operator.ts) and the controller-runtime peer (bench/peers/widget-operator) against the same
 // envtest API server. Each operator runs as its own process, caches restricted to its own namespace.
-// Usage (via `npm run bench:runtime -- <flags>`): --count 1000 --workers 1 --rounds 1 --only ts|go
+// Then it creates --more Widgets in the same process, in batches of --count, and reports the marginal
+// memory per cached object: the least-squares slope of peak RSS over cached objects, read after each
+// batch. That figure leaves out the one-off growth of the first batch (V8's young generation, Go's
+// first GC goals, JIT code) which "(peak − idle) / objects" folds in; a slope over several batches
+// also evens out the steps in which both heaps grow.
+// Usage (via `npm run bench:runtime -- <flags>`): --count 1000 --more 5000 --workers 1 --rounds 1 --only ts|go
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -22,17 +27,20 @@ const widgets = { group: 'bench.opgen.dev', version: 'v1', plural: 'widgets' };
 const { values } = parseArgs({
   options: {
     count: { type: 'string', default: '1000' },
+    more: { type: 'string', default: '5000' },
     workers: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
   },
 });
 const count = Number(values.count);
+const more = Number(values.more);
 const workers = Number(values.workers);
 const rounds = Number(values.rounds);
 for (const [flag, n] of [['--count', count], ['--workers', workers], ['--rounds', rounds]] as const) {
   if (!Number.isInteger(n) || n < 1) fail(`${flag} must be a whole number ≥ 1 (got '${values[flag.slice(2) as 'count']}')`);
 }
+if (!Number.isInteger(more) || more < 0) fail(`--more must be a whole number ≥ 0 (got '${values.more}')`);
 if (values.only !== undefined && values.only !== 'ts' && values.only !== 'go') fail(`--only takes 'ts' or 'go' (got '${values.only}')`);
 
 function fail(message: string): never {
@@ -54,6 +62,8 @@ interface Outcome {
   idleRssKb: number;
   peakRssKb: number;
   cachedObjects: number;
+  /** Slope of peak RSS (kB) over cached objects across the --more batches, when there were any. */
+  marginalKb?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -125,8 +135,8 @@ function isReady(obj: WatchedWidget): boolean {
   );
 }
 
-/** Watches the namespace's Widgets and resolves with the time the last of `n` became Ready. */
-function allReady(kubeConfig: KubeConfig, namespace: string, n: number, resourceVersion: string): { done: Promise<number>; stop: () => void } {
+/** Watches the namespace's Widgets and resolves with the time the last of `names` became Ready. */
+function allReady(kubeConfig: KubeConfig, namespace: string, names: Set<string>, resourceVersion: string): { done: Promise<number>; stop: () => void } {
   const ready = new Set<string>();
   let stopped = false;
   let current: AbortController | undefined;
@@ -140,9 +150,10 @@ function allReady(kubeConfig: KubeConfig, namespace: string, n: number, resource
         { allowWatchBookmarks: true, resourceVersion: lastRv },
         (type: string, obj: WatchedWidget) => {
           if (obj.metadata?.resourceVersion) lastRv = obj.metadata.resourceVersion;
-          if ((type === 'ADDED' || type === 'MODIFIED') && isReady(obj) && obj.metadata?.name) {
-            ready.add(obj.metadata.name);
-            if (ready.size === n) {
+          const name = obj.metadata?.name;
+          if ((type === 'ADDED' || type === 'MODIFIED') && name && names.has(name) && isReady(obj)) {
+            ready.add(name);
+            if (ready.size === names.size) {
               stopped = true;
               resolve(performance.now());
               current?.abort();
@@ -166,11 +177,47 @@ function allReady(kubeConfig: KubeConfig, namespace: string, n: number, resource
   };
 }
 
+const widgetName = (i: number) => `widget-${String(i).padStart(5, '0')}`;
+
 async function runScenario(env: TestEnv, operator: Operator, round: number, workDir: string): Promise<Outcome> {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const namespace = `bench-${operator.key}-${round}`;
   await core.createNamespace({ body: { metadata: { name: namespace } } });
+
+  /** Creates Widgets [from, to) with 16 requests in flight and resolves once all are Ready, with the elapsed ms. */
+  const createBatch = async (from: number, to: number): Promise<number> => {
+    const list = await objects.listNamespacedCustomObject({ ...widgets, namespace });
+    const names = new Set(Array.from({ length: to - from }, (_, k) => widgetName(from + k)));
+    const watcher = allReady(env.kubeConfig, namespace, names, (list as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    const started = performance.now();
+    let next = from;
+    const createOne = async (): Promise<void> => {
+      while (next < to) {
+        const i = next++;
+        await objects.createNamespacedCustomObject({
+          ...widgets,
+          namespace,
+          body: {
+            apiVersion: `${widgets.group}/${widgets.version}`,
+            kind: 'Widget',
+            metadata: { name: widgetName(i) },
+            spec: { data: { index: String(i), payload: 'x'.repeat(64) } },
+          },
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, createOne));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not all ${to - from} Widgets became Ready within 10 minutes (see ${logPath})`)), 600_000);
+    });
+    const finished = await Promise.race([watcher.done, timeout]).finally(() => {
+      clearTimeout(timer);
+      watcher.stop();
+    });
+    return finished - started;
+  };
 
   const port = await freePort();
   const metricsPort = await freePort();
@@ -186,39 +233,19 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
     await sleep(1000);
     const idle = memoryKb(child.pid!);
 
-    const list = await objects.listNamespacedCustomObject({ ...widgets, namespace });
-    const watcher = allReady(env.kubeConfig, namespace, count, (list as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
-    const started = performance.now();
-    let next = 0;
-    const createOne = async (): Promise<void> => {
-      while (next < count) {
-        const i = next++;
-        await objects.createNamespacedCustomObject({
-          ...widgets,
-          namespace,
-          body: {
-            apiVersion: `${widgets.group}/${widgets.version}`,
-            kind: 'Widget',
-            metadata: { name: `widget-${String(i).padStart(5, '0')}` },
-            spec: { data: { index: String(i), payload: 'x'.repeat(64) } },
-          },
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, createOne));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`not all ${count} Widgets became Ready within 10 minutes (see ${logPath})`)), 600_000);
-    });
-    const finished = await Promise.race([watcher.done, timeout]).finally(() => {
-      clearTimeout(timer);
-      watcher.stop();
-    });
+    const elapsedMs = await createBatch(0, count);
     const peak = memoryKb(child.pid!).peak;
     const reconciles = await reconcileStats(metricsPort);
+    // (cached objects, peak RSS) after each batch; every Widget caches itself and its ConfigMap.
+    const points: [number, number][] = [[2 * count, peak]];
+    for (let from = count; from < count + more; from += count) {
+      const to = Math.min(from + count, count + more);
+      await createBatch(from, to);
+      points.push([2 * to, memoryKb(child.pid!).peak]);
+    }
 
     const configMaps = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app.kubernetes.io/managed-by=widget-operator' });
-    if (configMaps.items.length !== count) throw new Error(`${operator.label}: expected ${count} ConfigMaps, found ${configMaps.items.length}`);
+    if (configMaps.items.length !== count + more) throw new Error(`${operator.label}: expected ${count + more} ConfigMaps, found ${configMaps.items.length}`);
     for (const cm of configMaps.items) {
       const owner = cm.metadata?.ownerReferences?.find((r) => r.controller);
       const index = Number(cm.metadata?.name?.slice('widget-'.length));
@@ -226,13 +253,14 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
         throw new Error(`${operator.label}: ConfigMap ${cm.metadata?.name} is not the Widget's (owner ${owner?.kind}/${owner?.name}, data.index ${cm.data?.index})`);
       }
     }
-    const allConfigMaps = await core.listNamespacedConfigMap({ namespace });
+    const otherConfigMaps = (await core.listNamespacedConfigMap({ namespace })).items.length - configMaps.items.length;
     return {
-      seconds: (finished - started) / 1000,
+      seconds: elapsedMs / 1000,
       reconciles,
       idleRssKb: idle.rss,
       peakRssKb: peak,
-      cachedObjects: count + allConfigMaps.items.length,
+      cachedObjects: 2 * count + otherConfigMaps,
+      marginalKb: points.length > 1 ? slope(points) : undefined,
     };
   } finally {
     child.kill('SIGTERM');
@@ -240,6 +268,14 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
     await objects.deleteCollectionNamespacedCustomObject({ ...widgets, namespace }).catch(() => {});
     await core.deleteCollectionNamespacedConfigMap({ namespace }).catch(() => {});
   }
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: [number, number][]): number {
+  const mean = (f: (p: [number, number]) => number) => points.reduce((a, p) => a + f(p), 0) / points.length;
+  const mx = mean(([x]) => x);
+  const my = mean(([, y]) => y);
+  return mean(([x, y]) => (x - mx) * (y - my)) / mean(([x]) => (x - mx) ** 2);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -291,7 +327,8 @@ async function benchmark(workDir: string): Promise<void> {
         const outcome = await runScenario(env, operator, round, workDir);
         results.get(operator)!.push(outcome);
         process.stderr.write(
-          `  ${outcome.seconds.toFixed(2)} s to all-Ready, peak RSS ${mb(outcome.peakRssKb)} (idle ${mb(outcome.idleRssKb)}), ${outcome.cachedObjects} cached objects, ${describeReconciles(outcome.reconciles)}\n`,
+          `  ${outcome.seconds.toFixed(2)} s to all-Ready, peak RSS ${mb(outcome.peakRssKb)} (idle ${mb(outcome.idleRssKb)}), ${outcome.cachedObjects} cached objects, ${describeReconciles(outcome.reconciles)}` +
+            (outcome.marginalKb === undefined ? '\n' : `; ${outcome.marginalKb.toFixed(2)} KB marginal per cached object over ${more} more Widgets\n`),
         );
       }
     }
@@ -309,28 +346,38 @@ async function benchmark(workDir: string): Promise<void> {
       peak: median(runs.map((r) => r.peakRssKb)),
       perObject: median(runs.map(perObjectKb)),
       cached: runs[0]!.cachedObjects,
+      marginal: more > 0 ? median(runs.map((r) => r.marginalKb!)) : undefined,
     };
   });
   const lines = [
     '',
     `bench/runtime: ${count} Widgets → ConfigMap + Ready condition, ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver`,
-    `${'operator'.padEnd(40)}${'all-Ready'.padStart(11)}${'Widgets/s'.padStart(11)}${'idle RSS'.padStart(11)}${'peak RSS'.padStart(11)}${'per cached object'.padStart(19)}`,
+    `${'operator'.padEnd(40)}${'all-Ready'.padStart(11)}${'Widgets/s'.padStart(11)}${'idle RSS'.padStart(11)}${'peak RSS'.padStart(11)}${'first batch/object'.padStart(19)}${more > 0 ? 'marginal'.padStart(11) : ''}`,
     ...summary.map(
       (s) =>
-        `${s.label.padEnd(40)}${`${s.seconds.toFixed(2)} s`.padStart(11)}${(count / s.seconds).toFixed(1).padStart(11)}${mb(s.idle).padStart(11)}${mb(s.peak).padStart(11)}${`${s.perObject.toFixed(2)} KB`.padStart(19)}`,
+        `${s.label.padEnd(40)}${`${s.seconds.toFixed(2)} s`.padStart(11)}${(count / s.seconds).toFixed(1).padStart(11)}${mb(s.idle).padStart(11)}${mb(s.peak).padStart(11)}${`${s.perObject.toFixed(2)} KB`.padStart(19)}` +
+        (s.marginal === undefined ? '' : `${`${s.marginal.toFixed(2)} KB`.padStart(11)}`),
     ),
-    `(per cached object = (peak RSS − idle RSS) / ${summary[0]?.cached} cached Widgets and ConfigMaps)`,
+    `(first batch/object = (peak RSS − idle RSS) / ${summary[0]?.cached} cached Widgets and ConfigMaps` +
+      (more > 0 ? `; marginal = slope of peak RSS over cached objects while ${more} more Widgets are added in batches of ${count})` : ')'),
   ];
   const ts = summary.find((s) => s.key === 'ts');
   const go = summary.find((s) => s.key === 'go');
   if (ts && go) {
     const timeRatio = ts.seconds / go.seconds;
-    const memoryRatio = ts.perObject / go.perObject;
-    lines.push(
-      `ratio @opgen/runtime / controller-runtime: time ${timeRatio.toFixed(2)}× (target ≤ 1.25×: ${timeRatio <= 1.25 ? 'met' : 'missed'}), ` +
-        `memory per cached object ${memoryRatio.toFixed(2)}× (target ≤ 2×: ${memoryRatio <= 2 ? 'met' : 'missed'}), ` +
-        `peak RSS ${(ts.peak / go.peak).toFixed(2)}×`,
-    );
+    const firstBatchRatio = ts.perObject / go.perObject;
+    const verdict = (ratio: number, target: number) => `${ratio.toFixed(2)}× (target ≤ ${target}×: ${ratio <= target ? 'met' : 'missed'})`;
+    lines.push(`ratio @opgen/runtime / controller-runtime: time ${verdict(timeRatio, 1.25)}`);
+    // The memory target is judged on the marginal figure when there is one: it is the cost of one
+    // more cached object; the first-batch figure also carries each runtime's one-off growth.
+    if (ts.marginal !== undefined && go.marginal !== undefined) {
+      lines.push(
+        `  memory per cached object (marginal) ${verdict(ts.marginal / go.marginal, 2)}; ` +
+          `first batch (peak − idle) / objects ${firstBatchRatio.toFixed(2)}×; peak RSS ${(ts.peak / go.peak).toFixed(2)}×`,
+      );
+    } else {
+      lines.push(`  memory per cached object ((peak − idle) / objects) ${verdict(firstBatchRatio, 2)}; peak RSS ${(ts.peak / go.peak).toFixed(2)}×`);
+    }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
