@@ -1,0 +1,222 @@
+// loadKubeConfig() against a real kube-apiserver (envtest): every way of authenticating it reads is
+// used for a real request, and the API server's SelfSubjectReview says who the request came as.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { groupVersion } from '../api/kind.js';
+import { ConfigMap, Namespace, ServiceAccount } from '../api/builtins.js';
+import { createClient } from '../client/client.js';
+import { isForbidden } from '../client/errors.js';
+import { Transport } from '../client/internal/transport.js';
+import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { createManager } from '../manager/manager.js';
+import { silentLogger } from '../log/index.js';
+import { loadKubeConfig, type KubeConfigLike } from './index.js';
+
+interface SelfSubjectReview {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string };
+  status?: { userInfo?: { username?: string; groups?: string[] } };
+}
+const SelfSubjectReview = groupVersion('authentication.k8s.io', 'v1').kind<SelfSubjectReview>('SelfSubjectReview', { namespaced: false });
+const Role = groupVersion('rbac.authorization.k8s.io', 'v1').kind('Role', { namespaced: true });
+const RoleBinding = groupVersion('rbac.authorization.k8s.io', 'v1').kind('RoleBinding', { namespaced: true });
+
+const plugin = fileURLToPath(new URL('./testdata/exec-plugin.mjs', import.meta.url));
+const ns = 'kubeconfig-test';
+let env: TestEnv;
+let work: string;
+let tokens: { reader: string; other: string };
+const savedEnv = { ...process.env };
+
+/** Who the API server says `kc`'s requests come from. */
+async function whoAmI(kc: KubeConfigLike): Promise<{ username?: string; groups?: string[] }> {
+  const review = await createClient(kc).create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+  return review.status?.userInfo ?? {};
+}
+
+async function serviceAccountToken(name: string): Promise<string> {
+  const admin = new Transport(env.kubeConfig);
+  const res = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  admin.destroy();
+  return res.status.token;
+}
+
+/** Writes a kubeconfig into `dir` (a fresh folder under work) and returns its path. */
+function kubeconfigFile(dir: string, doc: object): string {
+  mkdirSync(join(work, dir), { recursive: true });
+  const file = join(work, dir, 'config');
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+const cluster = () => ({ name: 'envtest', cluster: { server: env.server, 'certificate-authority-data': Buffer.from(env.caData).toString('base64') } });
+const config = (user: object, extra: object = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Config',
+  clusters: [cluster()],
+  users: [{ name: 'u', user }],
+  contexts: [{ name: 'ctx', context: { cluster: 'envtest', user: 'u' } }],
+  'current-context': 'ctx',
+  ...extra,
+});
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  work = mkdtempSync(join(tmpdir(), 'opgen-kubeconfig-'));
+  const admin = createClient(env.kubeConfig);
+  await admin.create(Namespace, { metadata: { name: ns } });
+  await admin.create(ServiceAccount, { metadata: { name: 'reader', namespace: ns } });
+  await admin.create(ServiceAccount, { metadata: { name: 'other', namespace: ns } });
+  await admin.create(Role, { metadata: { name: 'configmap-reader', namespace: ns }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } as object);
+  await admin.create(RoleBinding, {
+    metadata: { name: 'reader', namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns }],
+  } as object);
+  await admin.create(ConfigMap, { metadata: { name: 'visible', namespace: ns } });
+  tokens = { reader: await serviceAccountToken('reader'), other: await serviceAccountToken('other') };
+});
+
+afterEach(() => {
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  Object.assign(process.env, savedEnv);
+});
+
+afterAll(async () => {
+  await env?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** No kubeconfig anywhere but where the test puts one. */
+function isolate(): void {
+  delete process.env.KUBECONFIG;
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  delete process.env.KUBERNETES_SERVICE_PORT;
+  process.env.HOME = mkdtempSync(join(work, 'home-'));
+}
+
+describe('loadKubeConfig against a real API server', () => {
+  it('(a) KUBECONFIG naming envtest\'s admin kubeconfig (client certificate): a manager built without a kubeConfig is admin', async () => {
+    isolate();
+    process.env.KUBECONFIG = env.kubeconfigPath;
+    const kc = await loadKubeConfig();
+    expect(kc.getCurrentCluster()?.server).toBe(env.server);
+    expect(await whoAmI(kc)).toMatchObject({ username: 'admin', groups: expect.arrayContaining(['system:masters']) });
+
+    const mgr = await createManager({ logger: silentLogger() });
+    expect(mgr.kubeConfig.getCurrentCluster()?.server).toBe(env.server);
+    const def = await mgr.apiReader.get(Namespace, { name: 'default' });
+    expect(def.metadata?.name).toBe('default');
+  });
+
+  it('(b) a token user (a ServiceAccount token from the TokenRequest API) gets what its Role grants and 403 elsewhere', async () => {
+    isolate();
+    process.env.KUBECONFIG = kubeconfigFile('token', config({ token: tokens.reader }));
+    const kc = await loadKubeConfig();
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+    const client = createClient(kc);
+    expect((await client.list(ConfigMap, { namespace: ns })).items.map((c) => c.metadata?.name)).toContain('visible');
+    const denied = await client.list(ConfigMap, { namespace: 'default' }).catch((e: unknown) => e);
+    expect(isForbidden(denied)).toBe(true);
+  });
+
+  it('(c) a tokenFile user: the path resolves against the kubeconfig\'s folder, and the file is re-read (rotation)', async () => {
+    isolate();
+    const file = kubeconfigFile('token-file', config({ tokenFile: 'sa-token' }));
+    writeFileSync(join(work, 'token-file', 'sa-token'), `${tokens.reader}\n`);
+    process.env.KUBECONFIG = file; // the cwd is not the kubeconfig's folder
+    const kc = await loadKubeConfig();
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+    writeFileSync(join(work, 'token-file', 'sa-token'), tokens.other);
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:other`);
+  });
+
+  it('(d) in-cluster: a service-account folder (token + ca.crt) and KUBERNETES_SERVICE_HOST/PORT; the token is re-read', async () => {
+    isolate();
+    const sa = join(work, 'serviceaccount');
+    mkdirSync(sa, { recursive: true });
+    writeFileSync(join(sa, 'token'), tokens.reader);
+    writeFileSync(join(sa, 'ca.crt'), env.caData);
+    const { hostname, port } = new URL(env.server);
+    process.env.KUBERNETES_SERVICE_HOST = hostname;
+    process.env.KUBERNETES_SERVICE_PORT = port;
+    const kc = await loadKubeConfig({ serviceAccountDir: sa });
+    expect(kc.getCurrentCluster()?.server).toBe(`https://${hostname}:${port}`);
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+    // The kubelet rotates projected tokens in place; the next credential read picks the new one up.
+    writeFileSync(join(sa, 'token'), tokens.other);
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:other`);
+    // A manager in a pod: no kubeConfig option.
+    writeFileSync(join(sa, 'token'), tokens.reader);
+    const mgr = await createManager({ logger: silentLogger(), kubeConfig: await loadKubeConfig({ serviceAccountDir: sa }) });
+    expect((await mgr.apiReader.list(ConfigMap, { namespace: ns })).items.length).toBeGreaterThan(0);
+  });
+
+  it('(e) an exec plugin: its token is used, cached until expirationTimestamp, and the plugin runs again after', async () => {
+    isolate();
+    const dir = join(work, 'exec');
+    mkdirSync(dir, { recursive: true });
+    const tokenFile = join(dir, 'plugin-token');
+    const runLog = join(dir, 'runs.log');
+    writeFileSync(tokenFile, tokens.reader);
+    writeFileSync(runLog, '');
+    process.env.KUBECONFIG = kubeconfigFile('exec', config({
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [plugin],
+        env: [
+          { name: 'PLUGIN_TOKEN_FILE', value: tokenFile },
+          { name: 'PLUGIN_RUN_LOG', value: runLog },
+          { name: 'PLUGIN_EXPIRES_IN_MS', value: '3000' },
+        ],
+        interactiveMode: 'Never',
+        provideClusterInfo: true,
+      },
+    }));
+    const runs = () => readFileSync(runLog, 'utf8').split('\n').filter(Boolean);
+    const kc = await loadKubeConfig();
+    expect(runs()).toHaveLength(0); // nothing runs until a credential is needed
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+    expect(runs()).toHaveLength(1);
+    const info = JSON.parse(runs()[0]!) as { apiVersion: string; kind: string; spec: { interactive: boolean; cluster?: { server: string } } };
+    expect(info).toMatchObject({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false, cluster: { server: env.server } } });
+
+    // Cached: further requests (each new client asks for credentials) do not run the plugin.
+    writeFileSync(tokenFile, tokens.other);
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+    await Promise.all([whoAmI(kc), whoAmI(kc)]);
+    expect(runs()).toHaveLength(1);
+
+    // Expired: the next request runs it again and gets the new credential.
+    await new Promise((r) => setTimeout(r, 3200));
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:other`);
+    expect(runs()).toHaveLength(2);
+  });
+
+  it('(f) a KUBECONFIG list of two files is merged: the first file wins for current-context and for a name both define', async () => {
+    isolate();
+    const first = kubeconfigFile('merge-1', {
+      'current-context': 'ctx',
+      users: [{ name: 'u', user: { token: tokens.reader } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'envtest', user: 'u' } }],
+    });
+    const second = kubeconfigFile('merge-2', {
+      'current-context': 'elsewhere',
+      clusters: [cluster(), { name: 'nowhere', cluster: { server: 'https://127.0.0.1:1' } }],
+      users: [{ name: 'u', user: { token: tokens.other } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'nowhere', user: 'u' } }, { name: 'elsewhere', context: { cluster: 'nowhere' } }],
+    });
+    process.env.KUBECONFIG = `${first}:${second}`;
+    const kc = await loadKubeConfig();
+    expect(kc.getCurrentCluster()?.server).toBe(env.server);
+    expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+  });
+});

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// A client-go exec credential plugin for the tests: prints an ExecCredential with the token in
+// $PLUGIN_TOKEN_FILE, valid for $PLUGIN_EXPIRES_IN_MS (none when unset), and appends the
+// KUBERNETES_EXEC_INFO it was given to $PLUGIN_RUN_LOG, one line per run. $PLUGIN_FAIL makes it
+// fail the way a real plugin does (message on stderr, non-zero exit).
+import { appendFileSync, readFileSync } from 'node:fs';
+
+const env = process.env;
+if (env.PLUGIN_RUN_LOG) appendFileSync(env.PLUGIN_RUN_LOG, `${env.KUBERNETES_EXEC_INFO ?? ''}\n`);
+if (env.PLUGIN_FAIL) {
+  process.stderr.write(`error: ${env.PLUGIN_FAIL}\nrun 'login' first\n`);
+  process.exit(3);
+}
+const info = JSON.parse(env.KUBERNETES_EXEC_INFO ?? '{}');
+const status = { token: readFileSync(env.PLUGIN_TOKEN_FILE, 'utf8').trim() };
+if (env.PLUGIN_EXPIRES_IN_MS) status.expirationTimestamp = new Date(Date.now() + Number(env.PLUGIN_EXPIRES_IN_MS)).toISOString();
+process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCredential', status }));
