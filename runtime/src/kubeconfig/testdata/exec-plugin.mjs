@@ -14,4 +14,5 @@ if (env.PLUGIN_FAIL) {
 const info = JSON.parse(env.KUBERNETES_EXEC_INFO ?? '{}');
 const status = { token: readFileSync(env.PLUGIN_TOKEN_FILE, 'utf8').trim() };
 if (env.PLUGIN_EXPIRES_IN_MS) status.expirationTimestamp = new Date(Date.now() + Number(env.PLUGIN_EXPIRES_IN_MS)).toISOString();
-process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCredential', status }));
+// client-node sets no KUBERNETES_EXEC_INFO; answer it in v1beta1, which it does not check.
+process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion ?? 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status }));
