@@ -1,0 +1,108 @@
+// The point of loadKubeConfig(): an operator that imports @opgen/runtime, loads its kubeconfig and
+// creates a manager never loads @kubernetes/client-node (whose KubeConfig pulls in the generated API,
+// dist/gen, ~65 MB of RSS). Checked in a child process with a module-load hook, on the built runtime
+// (runtime/dist, from `npm run build`), the way the CLI test checks that --help loads no ts-morph.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+
+const runtimeDist = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+const plugin = fileURLToPath(new URL('./testdata/exec-plugin.mjs', import.meta.url));
+let work: string;
+
+beforeAll(() => {
+  if (!existsSync(runtimeDist)) throw new Error(`${runtimeDist} is missing; run \`npm run build\` first`);
+  work = mkdtempSync(join(tmpdir(), 'opgen-kubeconfig-load-'));
+  writeFileSync(
+    join(work, 'hooks.mjs'),
+    [
+      "import { appendFileSync } from 'node:fs';",
+      'export async function resolve(specifier, context, next) {',
+      '  const result = await next(specifier, context);',
+      "  appendFileSync(process.env.OPGEN_LOAD_LOG, result.url + '\\n');",
+      '  return result;',
+      '}',
+    ].join('\n'),
+  );
+  // ESM imports go through the resolve hook; require() (client-node's CommonJS dependencies) does
+  // not, so the CommonJS module cache is added to the log at exit.
+  writeFileSync(
+    join(work, 'register.mjs'),
+    [
+      "import { appendFileSync } from 'node:fs';",
+      "import { createRequire, register } from 'node:module';",
+      "register('./hooks.mjs', import.meta.url);",
+      'const cjs = createRequire(import.meta.url).cache;',
+      "process.on('exit', () => appendFileSync(process.env.OPGEN_LOAD_LOG, Object.keys(cjs).map((f) => f + '\\n').join('')));",
+    ].join('\n'),
+  );
+  writeFileSync(join(work, 'token'), 'exec-t0ken');
+  // A bare operator: import the runtime, load the kubeconfig, create a manager, send one request's
+  // worth of credentials (applyToHTTPSOptions), exit.
+  writeFileSync(
+    join(work, 'operator.mjs'),
+    [
+      `const { createManager, loadKubeConfig, silentLogger } = await import(${JSON.stringify(runtimeDist)});`,
+      'const kc = await loadKubeConfig();',
+      'await kc.applyToHTTPSOptions({});',
+      'const mgr = await createManager({ logger: silentLogger() });',
+      "console.log('server', mgr.kubeConfig.getCurrentCluster()?.server);",
+    ].join('\n'),
+  );
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function kubeconfig(name: string, user: object): string {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'config');
+  writeFileSync(file, stringify({
+    clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  }));
+  return file;
+}
+
+function loadedModules(kubeconfigFile: string): { stdout: string; modules: string[] } {
+  const log = join(work, `load-${Math.random().toString(36).slice(2)}.log`);
+  writeFileSync(log, '');
+  const r = spawnSync(process.execPath, ['--import', join(work, 'register.mjs'), join(work, 'operator.mjs')], {
+    cwd: work,
+    env: { ...process.env, OPGEN_LOAD_LOG: log, KUBECONFIG: kubeconfigFile, HOME: work },
+    encoding: 'utf8',
+  });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return { stdout: r.stdout, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+const clientNode = /\/@kubernetes\/client-node\//;
+const clientNodeGen = /\/@kubernetes\/client-node\/dist\/gen\//;
+
+describe('module loading', () => {
+  it.each([
+    ['a token user', () => ({ token: 't' })],
+    ['an exec plugin user', () => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never', command: process.execPath, args: [plugin], env: [{ name: 'PLUGIN_TOKEN_FILE', value: join(work, 'token') }] } })],
+  ])('importing @opgen/runtime, loadKubeConfig() and createManager() with %s load no @kubernetes/client-node', (name, user) => {
+    const { stdout, modules } = loadedModules(kubeconfig(name.replace(/\W/g, '-'), user()));
+    expect(stdout).toBe('server https://127.0.0.1:6443\n');
+    expect(modules.some((m) => m.endsWith('/runtime/dist/index.js'))).toBe(true); // the hook saw the runtime load
+    expect(modules.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
+    expect(modules.filter((m) => clientNode.test(m))).toEqual([]);
+  });
+
+  it('a legacy auth-provider user falls back to client-node, which loads dist/gen (the check above can fail)', () => {
+    const { stdout, modules } = loadedModules(kubeconfig('auth-provider', { 'auth-provider': { name: 'oidc', config: { 'id-token': 'x', 'client-id': 'y', 'idp-issuer-url': 'https://issuer.example.com' } } }));
+    expect(stdout).toBe('server https://127.0.0.1:6443\n');
+    expect(modules.some((m) => clientNodeGen.test(m))).toBe(true);
+  });
+});
