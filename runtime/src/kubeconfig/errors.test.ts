@@ -113,9 +113,11 @@ describe('one-line errors', () => {
     expect((await failure()).message).toMatch(/interactiveMode Always, but standard input is not a terminal/);
   });
 
-  it('proxy-url on the cluster (not supported): names the file and the cluster', async () => {
-    homeConfig({ token: 't' }, { server: 'https://c.example.com', 'proxy-url': 'http://proxy:3128' });
-    expect((await failure()).message).toBe('~/.kube/config: cluster "c" sets proxy-url http://proxy:3128, which @opgen/runtime does not support; remove proxy-url and let the operator reach the API server directly');
+  it('a proxy-url other than http:// (socks5), or one for a plain-HTTP server: names the file and the cluster', async () => {
+    homeConfig({ token: 't' }, { server: 'https://c.example.com', 'proxy-url': 'socks5://proxy:1080' });
+    expect((await failure()).message).toBe('~/.kube/config: cluster "c" sets proxy-url socks5://proxy:1080, a socks5 proxy, where only http:// proxies (HTTP CONNECT) are supported; fix or remove proxy-url');
+    homeConfig({ token: 't' }, { server: 'http://c.example.com', 'proxy-url': 'http://proxy:3128' });
+    expect((await failure()).message).toBe('~/.kube/config: cluster "c" sets proxy-url http://proxy:3128 for the plain-HTTP server http://c.example.com, where only https:// servers can be reached through a proxy; fix or remove proxy-url');
   });
 
   it('a cluster without a server, and a YAML syntax error', async () => {

@@ -1,6 +1,7 @@
 // loadKubeConfig() against a real kube-apiserver (envtest): every way of authenticating it reads is
 // used for a real request, and the API server's SelfSubjectReview says who the request came as.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import { createClient } from '../client/client.js';
 import { isForbidden } from '../client/errors.js';
 import { Transport } from '../client/internal/transport.js';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { LeaseClient } from '../leaderelection/internal/lease-client.js';
 import { createManager } from '../manager/manager.js';
 import { silentLogger } from '../log/index.js';
 import { loadKubeConfig, type KubeConfigLike } from './index.js';
@@ -218,5 +220,108 @@ describe('loadKubeConfig against a real API server', () => {
     const kc = await loadKubeConfig();
     expect(kc.getCurrentCluster()?.server).toBe(env.server);
     expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+  });
+});
+
+interface Proxy {
+  url: string;
+  /** CONNECT targets it tunnelled, and the Proxy-Authorization headers it was sent. */
+  tunnels: string[];
+  authorizations: string[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP CONNECT proxy (node:net): tunnels bytes to the target, or refuses every CONNECT with 403. */
+async function startConnectProxy(refuse = false): Promise<Proxy> {
+  const tunnels: string[] = [];
+  const authorizations: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      client.off('data', onData);
+      const [requestLine = '', ...headers] = head.subarray(0, end).toString('latin1').split('\r\n');
+      const [method, target = ''] = requestLine.split(' ');
+      const auth = headers.find((h) => /^proxy-authorization:/i.test(h));
+      if (auth) authorizations.push(auth.replace(/^[^:]*:\s*/, ''));
+      if (method !== 'CONNECT' || refuse) {
+        client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+        return;
+      }
+      tunnels.push(target);
+      const colon = target.lastIndexOf(':');
+      const upstream = net.connect(Number(target.slice(colon + 1)), target.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), () => {
+        client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        const rest = head.subarray(end + 4);
+        if (rest.length > 0) upstream.write(rest);
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    };
+    client.on('data', onData);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://opgen:s3cret@127.0.0.1:${port}`,
+    tunnels,
+    authorizations,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('proxy-url', () => {
+  it('(g) requests and leader election\'s lease calls go through an HTTP CONNECT tunnel on the cluster\'s proxy-url', async () => {
+    isolate();
+    const proxy = await startConnectProxy();
+    try {
+      const admin = env.kubeConfig.getCurrentUser()!;
+      process.env.KUBECONFIG = kubeconfigFile('proxy', {
+        ...config({ 'client-certificate-data': admin.certData, 'client-key-data': admin.keyData }),
+        clusters: [{ name: 'envtest', cluster: { ...cluster().cluster, 'proxy-url': proxy.url } }],
+      });
+      const kc = await loadKubeConfig();
+      expect(kc.getCurrentCluster()?.proxyUrl).toBe(proxy.url);
+      expect((await whoAmI(kc)).username).toBe('admin');
+      const target = new URL(env.server).host;
+      expect(proxy.tunnels).toContain(target);
+      expect(proxy.authorizations[0]).toBe(`Basic ${Buffer.from('opgen:s3cret').toString('base64')}`);
+
+      const tunnelsBefore = proxy.tunnels.length;
+      const lease = await new LeaseClient(kc, ns, 'through-proxy').create({ holderIdentity: 'me' }, AbortSignal.timeout(10_000));
+      expect(lease.spec?.holderIdentity).toBe('me');
+      expect(proxy.tunnels.length).toBeGreaterThan(tunnelsBefore);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a proxy that refuses the CONNECT: the error names the proxy, the target and its answer', async () => {
+    isolate();
+    const proxy = await startConnectProxy(true);
+    try {
+      process.env.KUBECONFIG = kubeconfigFile('proxy-refused', {
+        ...config({ token: tokens.reader }),
+        clusters: [{ name: 'envtest', cluster: { ...cluster().cluster, 'proxy-url': proxy.url } }],
+      });
+      const err = await whoAmI(await loadKubeConfig()).catch((e: unknown) => e);
+      const { host } = new URL(proxy.url);
+      expect((err as Error).message).toBe(`proxy http://${host}: CONNECT ${new URL(env.server).host} was refused: 403 Forbidden`);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
 import { ApiError, type Status } from '../errors.js';
+import { ConnectProxyAgent, unsupportedProxy } from './proxy-agent.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -134,21 +135,28 @@ export class Transport {
     const opts: https.RequestOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const base = new URL(cluster.server);
+    if (cluster.proxyUrl) {
+      const why = unsupportedProxy(cluster.proxyUrl, cluster.server);
+      if (why) throw new Error(`cluster "${cluster.name}" sets ${why}`);
+    }
     // TLS material does not change while the process runs; keep one pooled agent for it. No socket
     // cap: every watch holds a connection for minutes, and a cap would starve ordinary requests.
+    const tlsOptions: https.AgentOptions = {
+      keepAlive: true,
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      pfx: opts.pfx,
+      passphrase: opts.passphrase,
+      servername: opts.servername,
+      ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
+    };
     this.agent ??=
       base.protocol === 'http:'
         ? new http.Agent({ keepAlive: true })
-        : new https.Agent({
-            keepAlive: true,
-            ca: opts.ca,
-            cert: opts.cert,
-            key: opts.key,
-            pfx: opts.pfx,
-            passphrase: opts.passphrase,
-            servername: opts.servername,
-            ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
-          });
+        : cluster.proxyUrl
+          ? new ConnectProxyAgent(cluster.proxyUrl, tlsOptions)
+          : new https.Agent(tlsOptions);
     return { base, agent: this.agent, headers: { ...(opts.headers as http.OutgoingHttpHeaders) }, auth: opts.auth ?? undefined, expires: Date.now() + credentialTtlMs };
   }
 

@@ -22,7 +22,10 @@
 //   - http:// servers are allowed (client-node's agent refuses them unless insecure-skip-tls-verify).
 //   - in-cluster is always https (client-node picks http for ports 80, 8080 and 8001 and then refuses
 //     plain HTTP anyway) and needs KUBERNETES_SERVICE_HOST/PORT set.
-//   - applyToHTTPSOptions sets no `agent`: the runtime's transport keeps one pooled agent of its own.
+//   - applyToHTTPSOptions sets no `agent`: the runtime's transport keeps one pooled agent of its own,
+//     and it (not this loader) tunnels through a cluster's proxy-url: HTTP CONNECT for https servers;
+//     socks and https proxies, and proxies for http:// servers, are refused here with the file and
+//     cluster (client-node supports those through socks-proxy-agent and hpagent).
 //
 // Users with a legacy `auth-provider` (oidc, azure, gcp) are not reimplemented: for them this falls
 // back to client-node's KubeConfig, loaded with loadFromDefault(), and the ~70 MB it costs is paid
@@ -32,6 +35,7 @@ import type * as https from 'node:https';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Cluster, KubeConfig } from '@kubernetes/client-node';
+import { unsupportedProxy } from '../../client/internal/proxy-agent.js';
 import { KubeConfigError, displayPath } from './errors.js';
 import { ExecCredentialPlugin, execApiVersions, type ExecApiVersion, type InteractiveMode } from './exec-credential.js';
 import { readKubeConfigFiles, type MergedConfig, type Named, type RawCluster, type RawUser } from './files.js';
@@ -231,9 +235,9 @@ function resolveCluster({ name, file, value }: Named<RawCluster>): { cluster: Cl
     throw new KubeConfigError(`${at} has server ${JSON.stringify(value.server)}, which is not a URL; write it as https://host:port`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new KubeConfigError(`${at} has server ${value.server}; only https:// (or http://) servers are supported`);
-  if (value['proxy-url']) {
-    throw new KubeConfigError(`${at} sets proxy-url ${value['proxy-url']}, which @opgen/runtime does not support; remove proxy-url and let the operator reach the API server directly`);
-  }
+  const proxyUrl = value['proxy-url'] || undefined;
+  const unsupported = proxyUrl ? unsupportedProxy(proxyUrl, value.server) : undefined;
+  if (unsupported) throw new KubeConfigError(`${at} sets ${unsupported}; fix or remove proxy-url`);
   const caFile = value['certificate-authority'] ? mustExist(resolvePath(file, value['certificate-authority']), `${at} names certificate-authority`) : undefined;
   const caData = value['certificate-authority-data'] ? base64(value['certificate-authority-data'], `${at} has certificate-authority-data`) : undefined;
   const skipTLSVerify = value['insecure-skip-tls-verify'] === true;
@@ -245,6 +249,7 @@ function resolveCluster({ name, file, value }: Named<RawCluster>): { cluster: Cl
     ...(value['certificate-authority-data'] ? { caData: value['certificate-authority-data'] } : {}),
     ...(caFile ? { caFile } : {}),
     ...(servername ? { tlsServerName: servername } : {}),
+    ...(proxyUrl ? { proxyUrl } : {}),
   };
   // A file wins over -data when both are set, as in client-node (bufferFromFileOrString).
   return { cluster, tls: { caFile, caData: caFile ? undefined : caData, skipTLSVerify, servername } };

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { ConnectProxyAgent } from '../../client/internal/proxy-agent.js';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
 
 /** The coordination.k8s.io/v1 LeaseSpec fields leader election uses (times are MicroTime strings). */
@@ -37,6 +38,7 @@ export class LeaseRequestError extends Error {
 export class LeaseClient {
   private readonly itemPath: string;
   private readonly collectionPath: string;
+  private proxied?: ConnectProxyAgent;
 
   constructor(
     private readonly kubeConfig: KubeConfigLike,
@@ -76,6 +78,8 @@ export class LeaseClient {
       headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
     };
     await this.kubeConfig.applyToHTTPSOptions(options);
+    // A cluster's proxy-url: a CONNECT tunnel (the transport's rules; it has refused other proxies already).
+    if (cluster.proxyUrl && url.protocol === 'https:') options.agent = this.proxyAgent(cluster.proxyUrl, options);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const send = url.protocol === 'http:' ? http.request : https.request;
 
@@ -98,6 +102,16 @@ export class LeaseClient {
       // not a Status object; keep the raw body
     }
     throw new LeaseRequestError(status, `${method} lease ${this.namespace}/${this.name}: ${status} ${message}`);
+  }
+
+  /** One pooled tunnel agent, built from the first request's TLS options (they do not change). */
+  private proxyAgent(proxyUrl: string, o: https.RequestOptions): ConnectProxyAgent {
+    this.proxied ??= new ConnectProxyAgent(proxyUrl, {
+      keepAlive: true,
+      ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase, servername: o.servername,
+      ...(o.rejectUnauthorized !== undefined ? { rejectUnauthorized: o.rejectUnauthorized } : {}),
+    });
+    return this.proxied;
   }
 }
 
