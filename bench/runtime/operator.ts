@@ -5,7 +5,6 @@
 // --metrics-bind-address (default '0': off),
 // --max-concurrent-reconciles (default 1, controller-runtime's default).
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import {
   type Client,
   type Condition,
@@ -93,10 +92,8 @@ if (!values.namespace) {
   process.stderr.write('widget-operator: --namespace is required\n');
   process.exit(2);
 }
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromDefault();
+// As a scaffolded main.ts: the manager reads $KUBECONFIG (or in-cluster) itself.
 const mgr = await createManager({
-  kubeConfig,
   namespaces: [values.namespace],
   healthProbeBindAddress: values['health-probe-bind-address'],
   metricsBindAddress: values['metrics-bind-address'],
