@@ -86,36 +86,13 @@ describe('lazy loading (bin/opgen.js on dist/)', () => {
   beforeAll(() => {
     execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'pipe' });
     work = mkdtempSync(join(tmpdir(), 'opgen-lazy-'));
-    writeFileSync(
-      join(work, 'hooks.mjs'),
-      [
-        "import { appendFileSync } from 'node:fs';",
-        'export async function resolve(specifier, context, next) {',
-        '  const result = await next(specifier, context);',
-        "  appendFileSync(process.env.OPGEN_LOAD_LOG, result.url + '\\n');",
-        '  return result;',
-        '}',
-      ].join('\n'),
-    );
-    // ESM imports go through the resolve hook; CommonJS require() does not, so the CommonJS module cache
-    // is added to the log at exit.
-    writeFileSync(
-      join(work, 'register.mjs'),
-      [
-        "import { appendFileSync } from 'node:fs';",
-        "import { createRequire, register } from 'node:module';",
-        "register('./hooks.mjs', import.meta.url);",
-        'const cjs = createRequire(import.meta.url).cache;',
-        "process.on('exit', () => appendFileSync(process.env.OPGEN_LOAD_LOG, Object.keys(cjs).map((f) => f + '\\n').join('')));",
-      ].join('\n'),
-    );
   }, 120_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   function loadedModules(...argv: string[]): { code: number | null; modules: string[] } {
     const log = join(work, `load-${argv.join('_').replace(/\W/g, '')}.log`);
     writeFileSync(log, '');
-    const r = spawnSync(process.execPath, ['--import', join(work, 'register.mjs'), join(root, 'bin/opgen.js'), ...argv], {
+    const r = spawnSync(process.execPath, ['--import', join(root, 'test/module-log/register.mjs'), join(root, 'bin/opgen.js'), ...argv], {
       cwd: work,
       env: { ...process.env, OPGEN_LOAD_LOG: log },
       encoding: 'utf8',

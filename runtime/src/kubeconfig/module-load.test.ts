@@ -12,34 +12,13 @@ import { stringify } from 'yaml';
 
 const runtimeDist = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const plugin = fileURLToPath(new URL('./testdata/exec-plugin.mjs', import.meta.url));
+// Logs every module the child loads to $OPGEN_LOAD_LOG (shared with the CLI's lazy-loading test).
+const moduleLog = fileURLToPath(new URL('../../../test/module-log/register.mjs', import.meta.url));
 let work: string;
 
 beforeAll(() => {
   if (!existsSync(runtimeDist)) throw new Error(`${runtimeDist} is missing; run \`npm run build\` first`);
   work = mkdtempSync(join(tmpdir(), 'opgen-kubeconfig-load-'));
-  writeFileSync(
-    join(work, 'hooks.mjs'),
-    [
-      "import { appendFileSync } from 'node:fs';",
-      'export async function resolve(specifier, context, next) {',
-      '  const result = await next(specifier, context);',
-      "  appendFileSync(process.env.OPGEN_LOAD_LOG, result.url + '\\n');",
-      '  return result;',
-      '}',
-    ].join('\n'),
-  );
-  // ESM imports go through the resolve hook; require() (client-node's CommonJS dependencies) does
-  // not, so the CommonJS module cache is added to the log at exit.
-  writeFileSync(
-    join(work, 'register.mjs'),
-    [
-      "import { appendFileSync } from 'node:fs';",
-      "import { createRequire, register } from 'node:module';",
-      "register('./hooks.mjs', import.meta.url);",
-      'const cjs = createRequire(import.meta.url).cache;',
-      "process.on('exit', () => appendFileSync(process.env.OPGEN_LOAD_LOG, Object.keys(cjs).map((f) => f + '\\n').join('')));",
-    ].join('\n'),
-  );
   writeFileSync(join(work, 'token'), 'exec-t0ken');
   // A bare operator: import the runtime, load the kubeconfig, create a manager, send one request's
   // worth of credentials (applyToHTTPSOptions), exit.
@@ -75,7 +54,7 @@ function kubeconfig(name: string, user: object): string {
 function loadedModules(kubeconfigFile: string): { stdout: string; modules: string[] } {
   const log = join(work, `load-${Math.random().toString(36).slice(2)}.log`);
   writeFileSync(log, '');
-  const r = spawnSync(process.execPath, ['--import', join(work, 'register.mjs'), join(work, 'operator.mjs')], {
+  const r = spawnSync(process.execPath, ['--import', moduleLog, join(work, 'operator.mjs')], {
     cwd: work,
     env: { ...process.env, OPGEN_LOAD_LOG: log, KUBECONFIG: kubeconfigFile, HOME: work },
     encoding: 'utf8',
