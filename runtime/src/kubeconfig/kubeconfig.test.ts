@@ -9,11 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { groupVersion } from '../api/kind.js';
 import { ConfigMap, Namespace, ServiceAccount } from '../api/builtins.js';
-import { createClient } from '../client/client.js';
+import { ApiClient, createClient } from '../client/client.js';
 import { isForbidden } from '../client/errors.js';
 import { Transport } from '../client/internal/transport.js';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
-import { LeaseClient } from '../leaderelection/internal/lease-client.js';
+import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
+import { LeaseClient, LeaseRequestError } from '../leaderelection/internal/lease-client.js';
 import { createManager } from '../manager/manager.js';
 import { silentLogger } from '../log/index.js';
 import { loadKubeConfig, type KubeConfigLike } from './index.js';
@@ -57,6 +57,49 @@ function kubeconfigFile(dir: string, doc: object): string {
   writeFileSync(file, stringify(doc));
   return file;
 }
+
+interface CertUser {
+  cert: string;
+  key: string;
+}
+
+/** A client-certificate user of the API server (PEM; envtest's client CA signs it). */
+function certUser(name: string, groups: string[] = []): CertUser {
+  const user = env.addUser({ name, groups }).getCurrentUser()!;
+  return { cert: Buffer.from(user.certData!, 'base64').toString('utf8'), key: Buffer.from(user.keyData!, 'base64').toString('utf8') };
+}
+
+/**
+ * A kubeconfig user whose exec plugin hands out the client certificate last given to `hand()`, with an
+ * expirationTimestamp `expiresInMs` after each run, as a plugin that issues short-lived certificates does.
+ */
+function certPlugin(dir: string, expiresInMs: number): { user: object; hand(u: CertUser): void } {
+  const folder = join(work, dir, 'plugin');
+  mkdirSync(folder, { recursive: true });
+  const certFile = join(folder, 'cert.pem');
+  const keyFile = join(folder, 'key.pem');
+  return {
+    user: {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [plugin],
+        env: [
+          { name: 'PLUGIN_CERT_FILE', value: certFile },
+          { name: 'PLUGIN_KEY_FILE', value: keyFile },
+          { name: 'PLUGIN_EXPIRES_IN_MS', value: String(expiresInMs) },
+        ],
+        interactiveMode: 'Never',
+      },
+    },
+    hand(u) {
+      writeFileSync(certFile, u.cert);
+      writeFileSync(keyFile, u.key);
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const cluster = () => ({ name: 'envtest', cluster: { server: env.server, 'certificate-authority-data': Buffer.from(env.caData).toString('base64') } });
 const config = (user: object, extra: object = {}) => ({
@@ -203,6 +246,49 @@ describe('loadKubeConfig against a real API server', () => {
     expect(runs()).toHaveLength(2);
   });
 
+  it('(h) an exec plugin\'s client certificate rotates: after its expirationTimestamp the same client is the new certificate\'s user, and a watch opened before keeps running', async () => {
+    isolate();
+    const alice = certUser('cert-alice', ['system:masters']);
+    const bob = certUser('cert-bob', ['system:masters']);
+    const exec = certPlugin('exec-cert', 3000);
+    exec.hand(alice);
+    process.env.KUBECONFIG = kubeconfigFile('exec-cert', config(exec.user));
+    // One client for the whole test, as an operator has: a fresh one would read the credentials anew.
+    const transport = new Transport(await loadKubeConfig());
+    const client = new ApiClient(transport);
+    const whoAmINow = async () => (await client.create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })).status?.userInfo?.username;
+    try {
+      expect(await whoAmINow()).toBe('cert-alice');
+      // A watch opened with alice's certificate, before the rotation.
+      const abort = new AbortController();
+      const seen: string[] = [];
+      let ended: unknown;
+      const watching = (async () => {
+        for await (const ev of transport.watch(`/api/v1/namespaces/${ns}/configmaps`, {}, abort.signal)) seen.push(String((ev.object.metadata as { name?: string }).name));
+      })().then(
+        () => (ended = 'the watch ended'),
+        (err: unknown) => (ended = err),
+      );
+      await eventually(() => expect(seen).toContain('visible'), { timeoutMs: 10_000 });
+      expect(await whoAmINow()).toBe('cert-alice'); // the plugin's answer is kept until it expires
+
+      // The plugin hands out bob's certificate once alice's has expired (it ran less than 3 s ago).
+      exec.hand(bob);
+      await sleep(3100);
+      expect(await whoAmINow()).toBe('cert-bob');
+      expect(await whoAmINow()).toBe('cert-bob');
+
+      // The watch from before the rotation was not cut: it still delivers events.
+      await client.create(ConfigMap, { metadata: { name: 'after-cert-rotation', namespace: ns } });
+      await eventually(() => expect(seen).toContain('after-cert-rotation'), { timeoutMs: 10_000 });
+      expect(ended).toBeUndefined();
+      abort.abort();
+      await watching;
+    } finally {
+      transport.destroy();
+    }
+  });
+
   it('(f) a KUBECONFIG list of two files is merged: the first file wins for current-context and for a name both define', async () => {
     isolate();
     const first = kubeconfigFile('merge-1', {
@@ -305,6 +391,41 @@ describe('proxy-url', () => {
       expect(lease.spec?.holderIdentity).toBe('me');
       expect(proxy.tunnels.length).toBeGreaterThan(tunnelsBefore);
     } finally {
+      await proxy.close();
+    }
+  });
+
+  it('(i) through the proxy, the client and leader election\'s lease calls use an exec plugin\'s rotated client certificate', async () => {
+    isolate();
+    const proxy = await startConnectProxy();
+    const alice = certUser('cert-alice-proxied', ['system:masters']);
+    const bob = certUser('cert-bob-proxied'); // no RBAC rights: its lease calls are refused, naming it
+    const exec = certPlugin('proxy-exec-cert', 3000);
+    exec.hand(alice);
+    let transport: Transport | undefined;
+    try {
+      process.env.KUBECONFIG = kubeconfigFile('proxy-exec-cert', {
+        ...config(exec.user),
+        clusters: [{ name: 'envtest', cluster: { ...cluster().cluster, 'proxy-url': proxy.url } }],
+      });
+      const kc = await loadKubeConfig();
+      transport = new Transport(kc);
+      const client = new ApiClient(transport);
+      const whoAmINow = async () => (await client.create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })).status?.userInfo?.username;
+      const leases = new LeaseClient(kc, ns, 'rotated-through-proxy');
+      const leaseError = () => leases.get(AbortSignal.timeout(10_000)).then(() => undefined, (e: unknown) => e as LeaseRequestError);
+
+      expect(await whoAmINow()).toBe('cert-alice-proxied');
+      expect((await leaseError())?.code).toBe(404); // alice may read leases; there is none
+      exec.hand(bob);
+      await sleep(3100);
+      expect(await whoAmINow()).toBe('cert-bob-proxied');
+      const refused = await leaseError();
+      expect(refused?.code).toBe(403);
+      expect(refused?.message).toContain('User "cert-bob-proxied" cannot get resource "leases"');
+      expect(proxy.tunnels.length).toBeGreaterThanOrEqual(4); // two agents each for the client and the lease calls
+    } finally {
+      transport?.destroy();
       await proxy.close();
     }
   });

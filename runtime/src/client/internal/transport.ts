@@ -1,11 +1,14 @@
 // HTTP plumbing shared by the client and the cache's watcher. KubeConfig does the authentication and
-// TLS set-up; requests go through node's http(s) with one keep-alive agent so a busy controller reuses
-// connections instead of opening one per call.
+// TLS set-up; requests go through node's http(s) with one keep-alive agent (a new one when the client
+// certificate or CA changes, see agent-pool.ts) so a busy controller reuses connections instead of
+// opening one per call.
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
+import { credentialExpiresAt, type ExpiringOptions } from '../../kubeconfig/internal/exec-credential.js';
 import { ApiError, type Status } from '../errors.js';
-import { ConnectProxyAgent, unsupportedProxy } from './proxy-agent.js';
+import { AgentPool } from './agent-pool.js';
+import { unsupportedProxy } from './proxy-agent.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -35,13 +38,14 @@ interface Prepared {
 // write names none.
 const userAgent = `opgen-runtime (node ${process.version}; ${process.platform}/${process.arch})`;
 
-// Credentials can rotate (exec plugins, projected service-account tokens), so headers are re-read
-// from the KubeConfig this often, and at once after a 401.
+// Credentials can rotate (exec plugins, projected service-account tokens, certificate files), so they
+// are re-read from the KubeConfig this often, when an exec credential's expirationTimestamp passes
+// (loadKubeConfig() reports it), and at once after a 401.
 const credentialTtlMs = 60_000;
 
 export class Transport {
   private prepared?: Promise<Prepared>;
-  private agent?: http.Agent;
+  private readonly agents = new AgentPool();
 
   constructor(readonly kubeConfig: KubeConfigLike) {}
 
@@ -132,37 +136,23 @@ export class Transport {
   private async load(): Promise<Prepared> {
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster; set a current-context or KUBECONFIG');
-    const opts: https.RequestOptions = { headers: {} };
+    const opts: https.RequestOptions & ExpiringOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const base = new URL(cluster.server);
     if (cluster.proxyUrl) {
       const why = unsupportedProxy(cluster.proxyUrl, cluster.server);
       if (why) throw new Error(`cluster "${cluster.name}" sets ${why}`);
     }
-    // TLS material does not change while the process runs; keep one pooled agent for it. No socket
-    // cap: every watch holds a connection for minutes, and a cap would starve ordinary requests.
-    const tlsOptions: https.AgentOptions = {
-      keepAlive: true,
-      ca: opts.ca,
-      cert: opts.cert,
-      key: opts.key,
-      pfx: opts.pfx,
-      passphrase: opts.passphrase,
-      servername: opts.servername,
-      ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
-    };
-    this.agent ??=
-      base.protocol === 'http:'
-        ? new http.Agent({ keepAlive: true })
-        : cluster.proxyUrl
-          ? new ConnectProxyAgent(cluster.proxyUrl, tlsOptions)
-          : new https.Agent(tlsOptions);
-    return { base, agent: this.agent, headers: { ...(opts.headers as http.OutgoingHttpHeaders) }, auth: opts.auth ?? undefined, expires: Date.now() + credentialTtlMs };
+    // The same agent while the TLS material stays the same; a rotated certificate gets a new one, and
+    // requests (watches) already open on the old one run to their end.
+    const agent = this.agents.agentFor(base, cluster.proxyUrl, opts);
+    const expires = Math.min(Date.now() + credentialTtlMs, opts[credentialExpiresAt] ?? Infinity);
+    return { base, agent, headers: { ...(opts.headers as http.OutgoingHttpHeaders) }, auth: opts.auth ?? undefined, expires };
   }
 
   /** Closes pooled connections (tests and shutdown). */
   destroy(): void {
-    this.agent?.destroy();
+    this.agents.destroy();
   }
 }
 

@@ -21,6 +21,17 @@ export interface ExecSpec {
   where: string;
 }
 
+/**
+ * Set by loadKubeConfig()'s applyToHTTPSOptions on the options it fills in when an exec plugin's
+ * credential has an expirationTimestamp (ms since the epoch): the runtime's transport reads the
+ * credentials again then instead of up to a minute later, so a rotated client certificate is used from
+ * the moment the plugin hands it out. Not part of client-node's options; anything else ignores it.
+ */
+export const credentialExpiresAt: unique symbol = Symbol('opgen.credentialExpiresAt');
+export interface ExpiringOptions {
+  [credentialExpiresAt]?: number;
+}
+
 export interface ExecCredentialStatus {
   token?: string;
   clientCertificateData?: string;

@@ -22,7 +22,9 @@
 //   - http:// servers are allowed (client-node's agent refuses them unless insecure-skip-tls-verify).
 //   - in-cluster is always https (client-node picks http for ports 80, 8080 and 8001 and then refuses
 //     plain HTTP anyway) and needs KUBERNETES_SERVICE_HOST/PORT set.
-//   - applyToHTTPSOptions sets no `agent`: the runtime's transport keeps one pooled agent of its own,
+//   - applyToHTTPSOptions sets no `agent`: the runtime's transport keeps a pooled agent of its own
+//     (a new one when the certificates it is given change; client-certificate, client-key and
+//     certificate-authority files are read again on every call, so a file replaced on disk counts),
 //     and it (not this loader) tunnels through a cluster's proxy-url: HTTP CONNECT for https servers;
 //     socks and https proxies, and proxies for http:// servers, are refused here with the file and
 //     cluster (client-node supports those through socks-proxy-agent and hpagent).
@@ -37,7 +39,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Cluster, KubeConfig } from '@kubernetes/client-node';
 import { unsupportedProxy } from '../../client/internal/proxy-agent.js';
 import { KubeConfigError, displayPath } from './errors.js';
-import { ExecCredentialPlugin, execApiVersions, type ExecApiVersion, type InteractiveMode } from './exec-credential.js';
+import { ExecCredentialPlugin, credentialExpiresAt, execApiVersions, type ExecApiVersion, type ExpiringOptions, type InteractiveMode } from './exec-credential.js';
 import { readKubeConfigFiles, type MergedConfig, type Named, type RawCluster, type RawUser } from './files.js';
 
 /** What the runtime needs of a kubeconfig. client-node's KubeConfig is one. */
@@ -137,6 +139,7 @@ class LoadedKubeConfig implements KubeConfigLike {
       if (status.clientCertificateData) opts.cert = status.clientCertificateData;
       if (status.clientKeyData) opts.key = status.clientKeyData;
       if (status.token) headers.Authorization = `Bearer ${status.token}`;
+      if (status.expirationTimestamp) (opts as ExpiringOptions)[credentialExpiresAt] = Date.parse(status.expirationTimestamp);
     }
     const token = auth.token ?? (auth.tokenFile ? this.read(auth.tokenFile, 'tokenFile')?.toString('utf8').trim() : undefined);
     if (token) headers.Authorization = `Bearer ${token}`;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A client-go exec credential plugin for the tests: prints an ExecCredential with the token in
-// $PLUGIN_TOKEN_FILE, valid for $PLUGIN_EXPIRES_IN_MS (none when unset), and appends the
+// $PLUGIN_TOKEN_FILE, or the client certificate and key (PEM) in $PLUGIN_CERT_FILE and $PLUGIN_KEY_FILE,
+// valid for $PLUGIN_EXPIRES_IN_MS (none when unset), and appends the
 // KUBERNETES_EXEC_INFO it was given to $PLUGIN_RUN_LOG, one line per run. $PLUGIN_FAIL makes it
 // fail the way a real plugin does (message on stderr, non-zero exit).
 import { appendFileSync, readFileSync } from 'node:fs';
@@ -12,7 +13,9 @@ if (env.PLUGIN_FAIL) {
   process.exit(3);
 }
 const info = JSON.parse(env.KUBERNETES_EXEC_INFO ?? '{}');
-const status = { token: readFileSync(env.PLUGIN_TOKEN_FILE, 'utf8').trim() };
+const status = env.PLUGIN_CERT_FILE
+  ? { clientCertificateData: readFileSync(env.PLUGIN_CERT_FILE, 'utf8'), clientKeyData: readFileSync(env.PLUGIN_KEY_FILE, 'utf8') }
+  : { token: readFileSync(env.PLUGIN_TOKEN_FILE, 'utf8').trim() };
 if (env.PLUGIN_EXPIRES_IN_MS) status.expirationTimestamp = new Date(Date.now() + Number(env.PLUGIN_EXPIRES_IN_MS)).toISOString();
 // client-node sets no KUBERNETES_EXEC_INFO; answer it in v1beta1, which it does not check.
 process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion ?? 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status }));

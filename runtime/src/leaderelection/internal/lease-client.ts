@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { ConnectProxyAgent } from '../../client/internal/proxy-agent.js';
+import { AgentPool } from '../../client/internal/agent-pool.js';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
 
 /** The coordination.k8s.io/v1 LeaseSpec fields leader election uses (times are MicroTime strings). */
@@ -38,7 +38,8 @@ export class LeaseRequestError extends Error {
 export class LeaseClient {
   private readonly itemPath: string;
   private readonly collectionPath: string;
-  private proxied?: ConnectProxyAgent;
+  /** Only for a cluster's proxy-url; without one, requests carry their TLS options to Node's global agent. */
+  private readonly proxied = new AgentPool();
 
   constructor(
     private readonly kubeConfig: KubeConfigLike,
@@ -79,7 +80,10 @@ export class LeaseClient {
     };
     await this.kubeConfig.applyToHTTPSOptions(options);
     // A cluster's proxy-url: a CONNECT tunnel (the transport's rules; it has refused other proxies already).
-    if (cluster.proxyUrl && url.protocol === 'https:') options.agent = this.proxyAgent(cluster.proxyUrl, options);
+    // A pooled agent's TLS options override the request's, so the pool builds a new agent when the
+    // certificates change. Without a proxy, Node's global agent keys its connections by the request's
+    // cert, key and CA, so a rotated certificate gets new connections there already.
+    if (cluster.proxyUrl && url.protocol === 'https:') options.agent = this.proxied.agentFor(url, cluster.proxyUrl, options);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const send = url.protocol === 'http:' ? http.request : https.request;
 
@@ -102,16 +106,6 @@ export class LeaseClient {
       // not a Status object; keep the raw body
     }
     throw new LeaseRequestError(status, `${method} lease ${this.namespace}/${this.name}: ${status} ${message}`);
-  }
-
-  /** One pooled tunnel agent, built from the first request's TLS options (they do not change). */
-  private proxyAgent(proxyUrl: string, o: https.RequestOptions): ConnectProxyAgent {
-    this.proxied ??= new ConnectProxyAgent(proxyUrl, {
-      keepAlive: true,
-      ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase, servername: o.servername,
-      ...(o.rejectUnauthorized !== undefined ? { rejectUnauthorized: o.rejectUnauthorized } : {}),
-    });
-    return this.proxied;
   }
 }
 
