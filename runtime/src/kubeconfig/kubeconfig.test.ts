@@ -246,6 +246,39 @@ describe('loadKubeConfig against a real API server', () => {
     expect(runs()).toHaveLength(2);
   });
 
+  it('(e2) a plugin that hands out an already-expired credential (a skewed clock) runs at most once a second, not on every request', async () => {
+    isolate();
+    const dir = join(work, 'exec-expired');
+    mkdirSync(dir, { recursive: true });
+    const tokenFile = join(dir, 'plugin-token');
+    const runLog = join(dir, 'runs.log');
+    writeFileSync(tokenFile, tokens.reader);
+    writeFileSync(runLog, '');
+    process.env.KUBECONFIG = kubeconfigFile('exec-expired', config({
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [plugin],
+        env: [
+          { name: 'PLUGIN_TOKEN_FILE', value: tokenFile },
+          { name: 'PLUGIN_RUN_LOG', value: runLog },
+          { name: 'PLUGIN_EXPIRES_IN_MS', value: '-60000' },
+        ],
+        interactiveMode: 'Never',
+      },
+    }));
+    const client = createClient(await loadKubeConfig());
+    const started = Date.now();
+    for (let i = 0; i < 30; i++) {
+      const review = await client.create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+      expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:${ns}:reader`);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const runs = readFileSync(runLog, 'utf8').split('\n').filter(Boolean).length;
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(runs).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+  });
+
   it('(h) an exec plugin\'s client certificate rotates: after its expirationTimestamp the same client is the new certificate\'s user, and a watch opened before keeps running', async () => {
     isolate();
     const alice = certUser('cert-alice', ['system:masters']);

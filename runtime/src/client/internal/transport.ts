@@ -42,6 +42,9 @@ const userAgent = `opgen-runtime (node ${process.version}; ${process.platform}/$
 // are re-read from the KubeConfig this often, when an exec credential's expirationTimestamp passes
 // (loadKubeConfig() reports it), and at once after a 401.
 const credentialTtlMs = 60_000;
+// ...but not more often than this, so a plugin that hands out an already-expired credential (a skewed
+// clock) is run once a second rather than on every request.
+const minCredentialTtlMs = 1_000;
 
 export class Transport {
   private prepared?: Promise<Prepared>;
@@ -146,7 +149,8 @@ export class Transport {
     // The same agent while the TLS material stays the same; a rotated certificate gets a new one, and
     // requests (watches) already open on the old one run to their end.
     const agent = this.agents.agentFor(base, cluster.proxyUrl, opts);
-    const expires = Math.min(Date.now() + credentialTtlMs, opts[credentialExpiresAt] ?? Infinity);
+    const now = Date.now();
+    const expires = Math.max(now + minCredentialTtlMs, Math.min(now + credentialTtlMs, opts[credentialExpiresAt] ?? Infinity));
     return { base, agent, headers: { ...(opts.headers as http.OutgoingHttpHeaders) }, auth: opts.auth ?? undefined, expires };
   }
 
