@@ -99,6 +99,35 @@ function certPlugin(dir: string, expiresInMs: number): { user: object; hand(u: C
   };
 }
 
+/**
+ * Points $KUBECONFIG at a kubeconfig (in a fresh folder `dir` under work) whose exec plugin hands out the
+ * token in `tokenFile` (the reader's at first), valid for `expiresInMs` after each run (negative: already
+ * expired); runs() lists the KUBERNETES_EXEC_INFO of each run so far.
+ */
+function tokenPlugin(dir: string, expiresInMs: number, exec: object = {}): { tokenFile: string; runs(): string[] } {
+  const folder = join(work, dir);
+  mkdirSync(folder, { recursive: true });
+  const tokenFile = join(folder, 'plugin-token');
+  const runLog = join(folder, 'runs.log');
+  writeFileSync(tokenFile, tokens.reader);
+  writeFileSync(runLog, '');
+  process.env.KUBECONFIG = kubeconfigFile(dir, config({
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: [plugin],
+      env: [
+        { name: 'PLUGIN_TOKEN_FILE', value: tokenFile },
+        { name: 'PLUGIN_RUN_LOG', value: runLog },
+        { name: 'PLUGIN_EXPIRES_IN_MS', value: String(expiresInMs) },
+      ],
+      interactiveMode: 'Never',
+      ...exec,
+    },
+  }));
+  return { tokenFile, runs: () => readFileSync(runLog, 'utf8').split('\n').filter(Boolean) };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const cluster = () => ({ name: 'envtest', cluster: { server: env.server, 'certificate-authority-data': Buffer.from(env.caData).toString('base64') } });
@@ -206,27 +235,7 @@ describe('loadKubeConfig against a real API server', () => {
 
   it('(e) an exec plugin: its token is used, cached until expirationTimestamp, and the plugin runs again after', async () => {
     isolate();
-    const dir = join(work, 'exec');
-    mkdirSync(dir, { recursive: true });
-    const tokenFile = join(dir, 'plugin-token');
-    const runLog = join(dir, 'runs.log');
-    writeFileSync(tokenFile, tokens.reader);
-    writeFileSync(runLog, '');
-    process.env.KUBECONFIG = kubeconfigFile('exec', config({
-      exec: {
-        apiVersion: 'client.authentication.k8s.io/v1',
-        command: process.execPath,
-        args: [plugin],
-        env: [
-          { name: 'PLUGIN_TOKEN_FILE', value: tokenFile },
-          { name: 'PLUGIN_RUN_LOG', value: runLog },
-          { name: 'PLUGIN_EXPIRES_IN_MS', value: '3000' },
-        ],
-        interactiveMode: 'Never',
-        provideClusterInfo: true,
-      },
-    }));
-    const runs = () => readFileSync(runLog, 'utf8').split('\n').filter(Boolean);
+    const { tokenFile, runs } = tokenPlugin('exec', 3000, { provideClusterInfo: true });
     const kc = await loadKubeConfig();
     expect(runs()).toHaveLength(0); // nothing runs until a credential is needed
     expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
@@ -248,25 +257,7 @@ describe('loadKubeConfig against a real API server', () => {
 
   it('(e2) a plugin that hands out an already-expired credential (a skewed clock) runs at most once a second, not on every request', async () => {
     isolate();
-    const dir = join(work, 'exec-expired');
-    mkdirSync(dir, { recursive: true });
-    const tokenFile = join(dir, 'plugin-token');
-    const runLog = join(dir, 'runs.log');
-    writeFileSync(tokenFile, tokens.reader);
-    writeFileSync(runLog, '');
-    process.env.KUBECONFIG = kubeconfigFile('exec-expired', config({
-      exec: {
-        apiVersion: 'client.authentication.k8s.io/v1',
-        command: process.execPath,
-        args: [plugin],
-        env: [
-          { name: 'PLUGIN_TOKEN_FILE', value: tokenFile },
-          { name: 'PLUGIN_RUN_LOG', value: runLog },
-          { name: 'PLUGIN_EXPIRES_IN_MS', value: '-60000' },
-        ],
-        interactiveMode: 'Never',
-      },
-    }));
+    const { runs } = tokenPlugin('exec-expired', -60_000);
     const client = createClient(await loadKubeConfig());
     const started = Date.now();
     for (let i = 0; i < 30; i++) {
@@ -274,9 +265,8 @@ describe('loadKubeConfig against a real API server', () => {
       expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:${ns}:reader`);
     }
     const seconds = (Date.now() - started) / 1000;
-    const runs = readFileSync(runLog, 'utf8').split('\n').filter(Boolean).length;
-    expect(runs).toBeGreaterThanOrEqual(1);
-    expect(runs).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    expect(runs().length).toBeGreaterThanOrEqual(1);
+    expect(runs().length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
   });
 
   it('(h) an exec plugin\'s client certificate rotates: after its expirationTimestamp the same client is the new certificate\'s user, and a watch opened before keeps running', async () => {
