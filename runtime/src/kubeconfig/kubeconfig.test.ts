@@ -340,8 +340,11 @@ interface Proxy {
   close(): Promise<void>;
 }
 
-/** A real HTTP CONNECT proxy (node:net): tunnels bytes to the target, or refuses every CONNECT with 403. */
-async function startConnectProxy(refuse = false): Promise<Proxy> {
+/**
+ * A real HTTP CONNECT proxy (node:net): tunnels bytes to the target, or refuses every CONNECT with 403.
+ * `names` maps host names to the addresses it connects to (a real proxy resolves names itself).
+ */
+async function startConnectProxy(refuse = false, names: Record<string, string> = {}): Promise<Proxy> {
   const tunnels: string[] = [];
   const authorizations: string[] = [];
   const sockets = new Set<net.Socket>();
@@ -365,7 +368,8 @@ async function startConnectProxy(refuse = false): Promise<Proxy> {
       }
       tunnels.push(target);
       const colon = target.lastIndexOf(':');
-      const upstream = net.connect(Number(target.slice(colon + 1)), target.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), () => {
+      const host = target.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+      const upstream = net.connect(Number(target.slice(colon + 1)), names[host] ?? host, () => {
         client.write('HTTP/1.1 200 Connection established\r\n\r\n');
         const rest = head.subarray(end + 4);
         if (rest.length > 0) upstream.write(rest);
@@ -467,5 +471,115 @@ describe('proxy-url', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+// client-go uses HTTPS_PROXY (minus NO_PROXY) when the cluster sets no proxy-url, and never for
+// loopback servers. envtest listens on 127.0.0.1, so these tests name it apiserver.opgen.test (which
+// does not resolve: only the proxy knows where it is) and check the serving certificate against
+// tls-server-name "localhost", one of its SANs (DNS:localhost, IP 127.0.0.1, IP ::1).
+describe('HTTPS_PROXY / NO_PROXY from the environment', () => {
+  const apiserverName = 'apiserver.opgen.test';
+
+  /** Sets exactly these proxy variables (clearing the others, lower-case ones too); afterEach restores process.env. */
+  function proxyEnv(vars: Record<string, string>): void {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'REQUEST_METHOD']) delete process.env[name];
+    Object.assign(process.env, vars);
+  }
+
+  /** $KUBECONFIG: envtest's admin at https://apiserver.opgen.test:<envtest's port>, optionally with a proxy-url. */
+  async function namedServerConfig(dir: string, proxyUrl?: string): Promise<{ kc: KubeConfigLike; target: string }> {
+    const admin = env.kubeConfig.getCurrentUser()!;
+    const { port } = new URL(env.server);
+    const server = `https://${apiserverName}:${port}`;
+    process.env.KUBECONFIG = kubeconfigFile(dir, {
+      ...config({ 'client-certificate-data': admin.certData, 'client-key-data': admin.keyData }),
+      clusters: [{ name: 'envtest', cluster: { ...cluster().cluster, server, 'tls-server-name': 'localhost', ...(proxyUrl ? { 'proxy-url': proxyUrl } : {}) } }],
+    });
+    return { kc: await loadKubeConfig(), target: `${apiserverName}:${port}` };
+  }
+
+  const resolveToEnvtest = () => ({ [apiserverName]: new URL(env.server).hostname });
+
+  it('(j) with HTTPS_PROXY set, requests and leader election\'s lease calls go through it', async () => {
+    isolate();
+    const proxy = await startConnectProxy(false, resolveToEnvtest());
+    try {
+      proxyEnv({ HTTPS_PROXY: proxy.url, NO_PROXY: 'other.example.com,10.0.0.0/8' });
+      const { kc, target } = await namedServerConfig('env-proxy');
+      expect((await whoAmI(kc)).username).toBe('admin');
+      expect(proxy.tunnels).toContain(target);
+      expect(proxy.authorizations[0]).toBe(`Basic ${Buffer.from('opgen:s3cret').toString('base64')}`);
+
+      const tunnelsBefore = proxy.tunnels.length;
+      const lease = await new LeaseClient(kc, ns, 'through-env-proxy').create({ holderIdentity: 'me' }, AbortSignal.timeout(10_000));
+      expect(lease.spec?.holderIdentity).toBe('me');
+      expect(proxy.tunnels.length).toBeGreaterThan(tunnelsBefore);
+      expect(new Set(proxy.tunnels)).toEqual(new Set([target]));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('(k) NO_PROXY=.opgen.test: no tunnel, so the name is looked up locally and does not resolve (a DNS error)', async () => {
+    isolate();
+    const proxy = await startConnectProxy(false, resolveToEnvtest());
+    let transport: Transport | undefined;
+    try {
+      proxyEnv({ HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost, .opgen.test' });
+      const { kc } = await namedServerConfig('env-no-proxy');
+      transport = new Transport(kc);
+      const dnsError = expect.objectContaining({ code: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/), hostname: apiserverName, syscall: 'getaddrinfo' });
+      expect(await transport.request('GET', '/version').catch((e: unknown) => e)).toEqual(dnsError);
+      expect(await new LeaseClient(kc, ns, 'no-proxy').get(AbortSignal.timeout(10_000)).catch((e: unknown) => e)).toEqual(dnsError);
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      transport?.destroy();
+      await proxy.close();
+    }
+  });
+
+  it('(l) a cluster\'s proxy-url wins over HTTPS_PROXY', async () => {
+    isolate();
+    const clusterProxy = await startConnectProxy(false, resolveToEnvtest());
+    const envProxy = await startConnectProxy(false, resolveToEnvtest());
+    try {
+      proxyEnv({ HTTPS_PROXY: envProxy.url });
+      const { kc, target } = await namedServerConfig('env-proxy-and-proxy-url', clusterProxy.url);
+      expect((await whoAmI(kc)).username).toBe('admin');
+      expect(await new LeaseClient(kc, ns, 'proxy-url-wins').get(AbortSignal.timeout(10_000)).catch((e: LeaseRequestError) => e.code)).toBe(404);
+      expect(clusterProxy.tunnels.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(clusterProxy.tunnels)).toEqual(new Set([target]));
+      expect(envProxy.tunnels).toEqual([]);
+    } finally {
+      await clusterProxy.close();
+      await envProxy.close();
+    }
+  });
+
+  it('(m) the API server at 127.0.0.1 is not proxied even with HTTPS_PROXY set (loopback never is)', async () => {
+    isolate();
+    const proxy = await startConnectProxy(true); // would refuse every CONNECT, so a tunnel attempt would fail the request
+    try {
+      proxyEnv({ HTTPS_PROXY: proxy.url, https_proxy: proxy.url });
+      process.env.KUBECONFIG = kubeconfigFile('env-proxy-loopback', config({ token: tokens.reader }));
+      const kc = await loadKubeConfig();
+      expect(new URL(kc.getCurrentCluster()!.server).hostname).toBe('127.0.0.1');
+      expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
+      expect(await new LeaseClient(kc, ns, 'loopback').get(AbortSignal.timeout(10_000)).catch((e: LeaseRequestError) => e.code)).toBe(403);
+      expect(proxy.tunnels).toEqual([]);
+      expect(proxy.authorizations).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('(n) an HTTPS_PROXY the runtime cannot use (socks5) fails the client and the lease calls with one line naming it', async () => {
+    isolate();
+    proxyEnv({ HTTPS_PROXY: 'socks5://127.0.0.1:1080' });
+    const { kc } = await namedServerConfig('env-proxy-socks');
+    const message = `cluster "envtest" gets HTTPS_PROXY=socks5://127.0.0.1:1080 from the environment, a socks5 proxy, where only http:// proxies (HTTP CONNECT) are supported; add ${apiserverName} to NO_PROXY or unset HTTPS_PROXY`;
+    expect(((await whoAmI(kc).catch((e: unknown) => e)) as Error).message).toBe(message);
+    expect(((await new LeaseClient(kc, ns, 'socks').get(AbortSignal.timeout(10_000)).catch((e: unknown) => e)) as Error).message).toBe(message);
   });
 });

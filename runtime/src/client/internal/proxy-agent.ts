@@ -1,23 +1,26 @@
-// A cluster's proxy-url (client-go: rest.Config.Proxy): requests to an https API server go through an
-// HTTP CONNECT tunnel opened on the proxy, and TLS to the API server runs inside it, so the proxy sees
-// only the host and port. Only http:// proxies (the kind `kubectl` users put there); anything else is
-// refused with a message.
+// A cluster's proxy-url (client-go: rest.Config.Proxy), or without one HTTPS_PROXY as client-go reads
+// it (proxy-env.ts): requests to an https API server go through an HTTP CONNECT tunnel opened on the
+// proxy, and TLS to the API server runs inside it, so the proxy sees only the host and port. Only
+// http:// proxies (the kind `kubectl` users put there); anything else is refused with a message.
 import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 
-/** Why `proxyUrl` cannot be used for `server` (to follow "sets "), or undefined when it can. */
-export function unsupportedProxy(proxyUrl: string, server: string): string | undefined {
+/**
+ * Why `proxyUrl` cannot be used for `server` (to follow "sets "), or undefined when it can. `label`
+ * names where the proxy came from (an environment variable: see proxy-env.ts).
+ */
+export function unsupportedProxy(proxyUrl: string, server: string, label = `proxy-url ${proxyUrl}`): string | undefined {
   let proxy: URL;
   try {
     proxy = new URL(proxyUrl);
   } catch {
-    return `proxy-url ${proxyUrl}, which is not a URL (write it as http://host:port)`;
+    return `${label}, which is not a URL (write it as http://host:port)`;
   }
-  if (proxy.protocol !== 'http:') return `proxy-url ${proxyUrl}, a ${proxy.protocol.replace(/:$/, '')} proxy, where only http:// proxies (HTTP CONNECT) are supported`;
-  if (!server.startsWith('https:')) return `proxy-url ${proxyUrl} for the plain-HTTP server ${server}, where only https:// servers can be reached through a proxy`;
+  if (proxy.protocol !== 'http:') return `${label}, a ${proxy.protocol.replace(/:$/, '')} proxy, where only http:// proxies (HTTP CONNECT) are supported`;
+  if (!server.startsWith('https:')) return `${label} for the plain-HTTP server ${server}, where only https:// servers can be reached through a proxy`;
   return undefined;
 }
 

@@ -8,7 +8,7 @@ import type { KubeConfigLike } from '../../kubeconfig/index.js';
 import { credentialExpiresAt, type ExpiringOptions } from '../../kubeconfig/internal/exec-credential.js';
 import { ApiError, type Status } from '../errors.js';
 import { AgentPool } from './agent-pool.js';
-import { unsupportedProxy } from './proxy-agent.js';
+import { proxyForCluster } from './proxy-env.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -142,13 +142,12 @@ export class Transport {
     const opts: https.RequestOptions & ExpiringOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const base = new URL(cluster.server);
-    if (cluster.proxyUrl) {
-      const why = unsupportedProxy(cluster.proxyUrl, cluster.server);
-      if (why) throw new Error(`cluster "${cluster.name}" sets ${why}`);
-    }
-    // The same agent while the TLS material stays the same; a rotated certificate gets a new one, and
-    // requests (watches) already open on the old one run to their end.
-    const agent = this.agents.agentFor(base, cluster.proxyUrl, opts);
+    // The cluster's proxy-url, else HTTPS_PROXY/NO_PROXY as client-go reads them; one the runtime
+    // cannot use is an error here.
+    const proxyUrl = proxyForCluster(cluster);
+    // The same agent while the TLS material (and proxy) stays the same; a rotated certificate gets a
+    // new one, and requests (watches) already open on the old one run to their end.
+    const agent = this.agents.agentFor(base, proxyUrl, opts);
     const now = Date.now();
     const expires = Math.max(now + minCredentialTtlMs, Math.min(now + credentialTtlMs, opts[credentialExpiresAt] ?? Infinity));
     return { base, agent, headers: { ...(opts.headers as http.OutgoingHttpHeaders) }, auth: opts.auth ?? undefined, expires };

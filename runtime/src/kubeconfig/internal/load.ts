@@ -27,7 +27,8 @@
 //     certificate-authority files are read again on every call, so a file replaced on disk counts),
 //     and it (not this loader) tunnels through a cluster's proxy-url: HTTP CONNECT for https servers;
 //     socks and https proxies, and proxies for http:// servers, are refused here with the file and
-//     cluster (client-node supports those through socks-proxy-agent and hpagent).
+//     cluster (client-node supports those through socks-proxy-agent and hpagent). Without a proxy-url,
+//     the transport uses HTTPS_PROXY/NO_PROXY as client-go does (client/internal/proxy-env.ts).
 //
 // Users with a legacy `auth-provider` (oidc, azure, gcp) are not reimplemented: for them this falls
 // back to client-node's KubeConfig, loaded with loadFromDefault(), and the ~70 MB it costs is paid

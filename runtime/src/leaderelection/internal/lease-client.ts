@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { AgentPool } from '../../client/internal/agent-pool.js';
+import { proxyForCluster } from '../../client/internal/proxy-env.js';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
 
 /** The coordination.k8s.io/v1 LeaseSpec fields leader election uses (times are MicroTime strings). */
@@ -38,7 +39,7 @@ export class LeaseRequestError extends Error {
 export class LeaseClient {
   private readonly itemPath: string;
   private readonly collectionPath: string;
-  /** Only for a cluster's proxy-url; without one, requests carry their TLS options to Node's global agent. */
+  /** Only for a proxy (proxy-url or the environment's); without one, requests carry their TLS options to Node's global agent. */
   private readonly proxied = new AgentPool();
 
   constructor(
@@ -79,11 +80,13 @@ export class LeaseClient {
       headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
     };
     await this.kubeConfig.applyToHTTPSOptions(options);
-    // A cluster's proxy-url: a CONNECT tunnel (the transport's rules; it has refused other proxies already).
-    // A pooled agent's TLS options override the request's, so the pool builds a new agent when the
-    // certificates change. Without a proxy, Node's global agent keys its connections by the request's
-    // cert, key and CA, so a rotated certificate gets new connections there already.
-    if (cluster.proxyUrl && url.protocol === 'https:') options.agent = this.proxied.agentFor(url, cluster.proxyUrl, options);
+    // A cluster's proxy-url, else HTTPS_PROXY/NO_PROXY as client-go reads them: a CONNECT tunnel (the
+    // transport's rules; a proxy the runtime cannot use is an error). A pooled agent's TLS options
+    // override the request's, so the pool builds a new agent when the certificates change. Without a
+    // proxy, Node's global agent keys its connections by the request's cert, key and CA, so a rotated
+    // certificate gets new connections there already.
+    const proxyUrl = proxyForCluster(cluster);
+    if (proxyUrl) options.agent = this.proxied.agentFor(url, proxyUrl, options);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const send = url.protocol === 'http:' ? http.request : https.request;
 
