@@ -199,19 +199,21 @@ export class LeaderElector {
   /** Empties holderIdentity (client-go's release): the next candidate does not wait for the lease to expire. */
   private async release(): Promise<void> {
     if (!this.observed || !this.isLeader()) return;
-    const now = new Date();
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
+    const released = (lease: Lease): LeaseSpec => {
+      const now = microTime(new Date());
+      return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 };
+    };
     try {
-      await this.leases.update(
-        this.observed,
-        {
-          holderIdentity: '',
-          leaseDurationSeconds: 1,
-          acquireTime: microTime(now),
-          renewTime: microTime(now),
-          leaseTransitions: this.observed.spec?.leaseTransitions ?? 0,
-        },
-        AbortSignal.timeout(this.renewDeadlineMs),
-      );
+      try {
+        await this.leases.update(this.observed, released(this.observed), signal);
+      } catch (err) {
+        // A renew whose answer the stop cut short may still have landed, leaving us an old
+        // resourceVersion: read the lease and release it if it is still ours.
+        if (!(err instanceof LeaseRequestError && err.code === 409)) throw err;
+        const current = await this.leases.get(signal);
+        if ((current.spec?.holderIdentity ?? '') === this.identity) await this.leases.update(current, released(current), signal);
+      }
       this.observed = undefined;
       this.log.info('released leader lease', { lease: this.leaseRef, identity: this.identity });
     } catch (err) {

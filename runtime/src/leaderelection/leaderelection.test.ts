@@ -145,6 +145,21 @@ describe('LeaderElector', () => {
     expect(follower.startedLeading).toBe(1);
   });
 
+  it('releases the lease on a graceful stop even when it changed since the leader last read it', async () => {
+    // A renew the stop cut short may still land on the server; the leader is then left with an old
+    // resourceVersion. Simulated by touching the lease (same holder) just before the stop, with a
+    // retry period long enough that no renew comes between.
+    const a = campaign(elector('stale-release', 'candidate-a', { leaseDurationMs: 20_000, renewDeadlineMs: 15_000, retryPeriodMs: 10_000 }));
+    await waitFor(() => a.leading, 5000, 'a to lead');
+    await kubectl(['patch', 'lease', 'stale-release', '-n', 'default', '--type=merge', '-p', JSON.stringify({ spec: { renewTime: micro(new Date()) } })]);
+    expect((await readLease('stale-release')).spec?.holderIdentity).toBe('candidate-a');
+    a.stop();
+    expect(await a.done).toEqual({ lost: false });
+    const released = await readLease('stale-release');
+    expect(released.spec?.holderIdentity).toBeFalsy();
+    expect(released.spec?.leaseDurationSeconds).toBe(1);
+  });
+
   it('takes over a lease left by a crashed leader only once the lease duration has passed', async () => {
     // What a leader that died without releasing leaves behind.
     const now = new Date();
