@@ -8,6 +8,7 @@ import { validateValue } from './default-check.js';
 import { cloneJson, type JSONSchemaProps } from './json-schema.js';
 import { TYPE_META, knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
 import { MarkerApplyError, type ApplyContext, type SchemaMarker } from './markers/index.js';
+import { byteCompare } from '../gen/go-order.js';
 
 const RUNTIME_MODULE = '@opgen/runtime';
 const KUBERNETES_MODULE = '@kubernetes/client-node';
@@ -594,8 +595,4 @@ function literalValue(ts: typeof TS, node: TS.LiteralTypeNode): string | number 
 function jsonType(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   return typeof v;
-}
-
-export function byteCompare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }

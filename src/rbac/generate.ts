@@ -1,5 +1,6 @@
 // RBAC markers (+kubebuilder:rbac) → ClusterRole/Role objects, merged and ordered exactly as controller-gen does.
 import type { CollectedMarker } from '../markers/index.js';
+import { byteCompare } from '../gen/go-order.js';
 
 interface Rule {
   groups: string[];
@@ -19,10 +20,8 @@ interface RbacMarker {
   roleName?: string;
 }
 
-const goCompare = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 function dedupSort(list: string[]): string[] {
-  return [...new Set(list)].sort(goCompare);
+  return [...new Set(list)].sort(byteCompare);
 }
 
 function normalize(r: Rule): Rule {
@@ -62,7 +61,7 @@ function normalizeRules(input: Rule[]): Record<string, string[]>[] {
   rules = mergeBy(rules, (r) => `${j(r.groups)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`, 'resources');
   rules = mergeBy(rules, (r) => `${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`, 'groups');
   rules = mergeBy(rules, (r) => `${j(r.groups)} + ${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.verbs)}`, 'urls');
-  rules.sort((a, b) => goCompare(key(a), key(b)));
+  rules.sort((a, b) => byteCompare(key(a), key(b)));
   return rules.map((r) => {
     const out: Record<string, string[]> = {};
     if (r.groups.length > 0) out.apiGroups = r.groups;
@@ -90,7 +89,7 @@ export function generateRoles(markers: CollectedMarker[], defaultRoleName: strin
     if (resources.length === 0) entry.rules.push({ ...base, resources: [] });
     for (const resource of resources) entry.rules.push({ ...base, groups: [...base.groups], resources: [resource] });
   }
-  const roles = [...byRole.values()].sort((a, b) => goCompare(a.namespace, b.namespace) || goCompare(a.roleName, b.roleName));
+  const roles = [...byRole.values()].sort((a, b) => byteCompare(a.namespace, b.namespace) || byteCompare(a.roleName, b.roleName));
   const out: Record<string, unknown>[] = [];
   for (const role of roles) {
     const rules = normalizeRules(role.rules);

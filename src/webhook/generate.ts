@@ -2,6 +2,7 @@
 // checked as controller-gen checks them, with each problem reported at its marker.
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker } from '../markers/index.js';
+import { byteCompare } from '../gen/go-order.js';
 
 interface WebhookMarker {
   mutating: boolean;
@@ -24,8 +25,6 @@ interface WebhookMarker {
   servicePort?: number;
   patch?: string;
 }
-
-const goCompare = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 function pick(value: string | undefined, allowed: string[]): string | undefined {
   return allowed.find((a) => a.toLowerCase() === (value ?? '').toLowerCase());
@@ -100,7 +99,7 @@ export function generateWebhooks(markers: CollectedMarker[], errors: OpgenError[
     }
     (c.mutating ? mutating : validating).push(webhook);
   }
-  const byName = (a: Record<string, unknown>, b: Record<string, unknown>): number => goCompare(String(a.name), String(b.name));
+  const byName = (a: Record<string, unknown>, b: Record<string, unknown>): number => byteCompare(String(a.name), String(b.name));
   const out: Record<string, unknown>[] = [];
   if (mutating.length > 0) {
     out.push({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: names.mutating }, webhooks: mutating.sort(byName) });
