@@ -27,8 +27,6 @@ export interface DeclarationInfo {
 }
 
 export interface FileMarkers {
-  file: string;
-  sourceFile: TS.SourceFile;
   package: CollectedMarker[];
   /** Keyed by the interface/alias/enum/property node. */
   declarations: Map<TS.Node, DeclarationInfo>;
@@ -50,7 +48,7 @@ const TARGET_NOUN: Record<Target, string> = { package: 'a folder (any free comme
 
 export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, registry: Registry, errors: OpgenError[]): FileMarkers {
   const text = sf.text;
-  const result: FileMarkers = { file, sourceFile: sf, package: [], declarations: new Map() };
+  const result: FileMarkers = { package: [], declarations: new Map() };
   const owned = new Set<number>();
   const all = new Map<number, RawComment>();
 
@@ -114,11 +112,10 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
         );
         return;
       }
-      if (!def && target === 'type' && registry.lookup(name, 'package')) {
-        def = registry.lookup(name, 'package');
-        dest = pkgSink;
-      } else if (!def && target === 'field' && registry.lookup(name, 'package')) {
-        def = registry.lookup(name, 'package');
+      // A package marker written above a type or field still applies to the folder, as controller-gen reads it.
+      const pkg = def ? undefined : registry.lookup(name, 'package');
+      if (pkg) {
+        def = pkg;
         dest = pkgSink;
       }
     }
