@@ -58,14 +58,15 @@ describe('generated CRDs on a real API server', () => {
 
   it('kubectl explain shows the descriptions from the TypeScript comments', async () => {
     // The API server publishes a new CRD's OpenAPI a moment after it is established.
-    const explain = async (what: string, expected: string): Promise<string> => {
-      let last = { exitCode: -1, stdout: '', stderr: '' };
-      for (let i = 0; i < 60 && !last.stdout.includes(expected); i++) {
-        if (i > 0) await new Promise((r) => setTimeout(r, 500));
-        last = await kubectl('explain', what);
-      }
-      return `${last.stdout}${last.stderr}`;
-    };
+    const explain = (what: string, expected: string): Promise<string> =>
+      eventually(
+        async () => {
+          const r = await kubectl('explain', what);
+          expect(r.stdout).toContain(expected);
+          return `${r.stdout}${r.stderr}`;
+        },
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
     expect(await explain('memcacheds.spec.size', 'Size is the size')).toContain('Size is the size of the memcached deployment.\n    It has two lines.');
     const kind = await explain('sinks', 'kitchen sink');
     expect(kind).toContain('Sink is a kitchen sink.');

@@ -98,14 +98,13 @@ describe.each(crdFixtures)('%s CRDs on a real API server', (fixture) => {
       const target = `${crd!.spec.names.plural}.spec`;
       const apiVersion = `--api-version=${crd!.spec.group}/${version.name}`;
       // The API server publishes a new CRD's OpenAPI a moment after it is Established.
-      let out = '';
-      for (let attempt = 0; attempt < 30; attempt++) {
-        const r = await kubectl(['explain', target, apiVersion]);
-        out = words(r.out);
-        if (r.code === 0 && expected.every((d) => out.includes(d))) break;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-      for (const d of expected) expect(out, `kubectl explain ${target} ${apiVersion}`).toContain(d);
+      await eventually(
+        async () => {
+          const out = words((await kubectl(['explain', target, apiVersion])).out);
+          for (const d of expected) expect(out, `kubectl explain ${target} ${apiVersion}`).toContain(d);
+        },
+        { timeoutMs: 30_000, intervalMs: 1000 },
+      );
     }
   });
 });

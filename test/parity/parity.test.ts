@@ -249,18 +249,27 @@ describe.each(divergences)('deliberate difference: $name', ({ name, kind, contro
   });
 
   it('opgen refuses it with one line naming file:line:col and writes nothing', async () => {
-    const opgen = await runOpgen(fixture, 'crd');
-    expect(opgen.code).toBe(1);
-    const out = opgen.stderr.trimEnd().split('\n');
-    expect(out, opgen.stderr).toHaveLength(1);
-    const m = /^(.+?):(\d+):(\d+): error: (.+)$/.exec(out[0]!);
-    expect(m, out[0]).not.toBeNull();
-    expect(m![1]).toBe(file);
-    expect(lines.map((l) => lineOf(file, l))).toContain(Number(m![2]));
-    expect(m![4]).toMatch(message);
-    expect(allFiles(opgen.dir)).toEqual([]);
+    const m = await refusedWithOneLine(fixture);
+    expect(m[1]).toBe(file);
+    expect(lines.map((l) => lineOf(file, l))).toContain(Number(m[2]));
+    expect(m[4]).toMatch(message);
   });
 });
+
+/**
+ * Runs `opgen generate crd` on a fixture and checks it refused as opgen must: exit 1, one stderr line
+ * `file:line:col: error: message`, nothing written. Returns that line's match (1 file, 2 line, 4 message).
+ */
+async function refusedWithOneLine(fixture: string): Promise<RegExpExecArray> {
+  const opgen = await runOpgen(fixture, 'crd');
+  expect(opgen.code).toBe(1);
+  const out = opgen.stderr.trimEnd().split('\n');
+  expect(out, opgen.stderr).toHaveLength(1);
+  const m = /^(.+?):(\d+):(\d+): error: (.+)$/.exec(out[0]!);
+  expect(m, out[0]).not.toBeNull();
+  expect(allFiles(opgen.dir)).toEqual([]);
+  return m!;
+}
 
 describe('both refuse: a multi-version kind without a storage version', () => {
   it('controller-gen fails', async () => {
@@ -270,12 +279,8 @@ describe('both refuse: a multi-version kind without a storage version', () => {
   });
 
   it('opgen fails with one line naming one of the versions and writes nothing', async () => {
-    const opgen = await runOpgen('divergent/no-storage', 'crd');
-    expect(opgen.code).toBe(1);
-    const out = opgen.stderr.trimEnd().split('\n');
-    expect(out, opgen.stderr).toHaveLength(1);
-    expect(out[0]).toMatch(/^divergent\/no-storage\/v[12]\/types\.ts:\d+:\d+: error: .*storage/i);
-    expect(allFiles(opgen.dir)).toEqual([]);
+    const m = await refusedWithOneLine('divergent/no-storage');
+    expect(m[0]).toMatch(/^divergent\/no-storage\/v[12]\/types\.ts:\d+:\d+: error: .*storage/i);
   });
 });
 
@@ -287,17 +292,11 @@ describe('both refuse: a validation marker on the wrong type (Minimum on a strin
   });
 
   it('opgen fails with one line at the marker or the field and writes nothing', async () => {
-    const opgen = await runOpgen('divergent/wrong-type', 'crd');
-    expect(opgen.code).toBe(1);
-    const out = opgen.stderr.trimEnd().split('\n');
-    expect(out, opgen.stderr).toHaveLength(1);
     const file = 'divergent/wrong-type/v1/types.ts';
-    const m = /^(.+?):(\d+):(\d+): error: (.+)$/.exec(out[0]!);
-    expect(m, out[0]).not.toBeNull();
-    expect(m![1]).toBe(file);
-    expect([lineOf(file, '+kubebuilder:validation:Minimum=1'), lineOf(file, 'text?: string')]).toContain(Number(m![2]));
-    expect(m![4]).toMatch(/Minimum/);
-    expect(allFiles(opgen.dir)).toEqual([]);
+    const m = await refusedWithOneLine('divergent/wrong-type');
+    expect(m[1]).toBe(file);
+    expect([lineOf(file, '+kubebuilder:validation:Minimum=1'), lineOf(file, 'text?: string')]).toContain(Number(m[2]));
+    expect(m[4]).toMatch(/Minimum/);
   });
 });
 
