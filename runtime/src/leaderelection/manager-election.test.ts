@@ -5,19 +5,18 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../api/builtins.js';
-import { createClient, type Client } from '../client/client.js';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import type { Client } from '../client/client.js';
+import type { TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager, type Manager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
-import { Guestbook, guestbookCrd } from '../manager/testdata/guestbook.js';
+import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
 
 let env: TestEnv;
 let client: Client;
 
 beforeAll(async () => {
-  env = await startTestEnv({ crdPaths: [guestbookCrd] });
-  client = createClient(env.kubeConfig);
+  ({ env, client } = await startGuestbookEnv());
 });
 afterAll(async () => {
   await env?.stop();

@@ -1,8 +1,8 @@
 // Controllers run by a manager against a real kube-apiserver (envtest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv, eventually } from '../envtest/index.js';
+import { type TestEnv, eventually } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
-import { createClient, type Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import { ignoreAlreadyExists, ignoreNotFound, isNotFound } from '../client/errors.js';
 import { EventsV1Event } from '../events/index.js';
 import { setControllerReference } from '../helpers/owner-references.js';
@@ -11,14 +11,13 @@ import { setStatusCondition } from '../helpers/conditions.js';
 import { createLogger, silentLogger } from '../log/index.js';
 import { Result, terminal, type ReconcileContext, type Request } from '../reconcile/index.js';
 import { createManager, type Manager } from './manager.js';
-import { Guestbook, guestbookCrd } from './testdata/guestbook.js';
+import { Guestbook, startGuestbookEnv } from './testdata/guestbook.js';
 
 let env: TestEnv;
 let client: Client;
 
 beforeAll(async () => {
-  env = await startTestEnv({ crdPaths: [guestbookCrd] });
-  client = createClient(env.kubeConfig);
+  ({ env, client } = await startGuestbookEnv());
 });
 
 afterAll(async () => {

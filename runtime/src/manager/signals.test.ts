@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import type { TestEnv } from '../envtest/index.js';
 import { Namespace } from '../api/builtins.js';
-import { createClient, type Client } from '../client/client.js';
-import { Guestbook, guestbookCrd } from './testdata/guestbook.js';
+import type { Client } from '../client/client.js';
+import { Guestbook, startGuestbookEnv } from './testdata/guestbook.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const operatorScript = fileURLToPath(new URL('./testdata/sigterm-operator.mjs', import.meta.url));
@@ -22,8 +22,7 @@ beforeAll(async () => {
   // The compiled runtime resolves @kubernetes/client-node and prom-client from the repository's packages.
   symlinkSync(join(repo, 'node_modules'), join(buildDir, 'node_modules'));
   execFileSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'runtime/tsconfig.build.json'), '--outDir', join(buildDir, 'dist')], { stdio: 'pipe' });
-  env = await startTestEnv({ crdPaths: [guestbookCrd] });
-  client = createClient(env.kubeConfig);
+  ({ env, client } = await startGuestbookEnv());
 }, 180_000);
 
 afterAll(async () => {

@@ -2,20 +2,19 @@
 // on a real kube-apiserver (envtest).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Namespace } from '../api/builtins.js';
-import { createClient, type Client } from '../client/client.js';
-import { startTestEnv, type TestEnv, eventually } from '../envtest/index.js';
+import type { Client } from '../client/client.js';
+import { type TestEnv, eventually } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
-import { Guestbook, guestbookCrd } from '../manager/testdata/guestbook.js';
+import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
 import { sample } from './testdata/sample.js';
 
 let env: TestEnv;
 let client: Client;
 
 beforeAll(async () => {
-  env = await startTestEnv({ crdPaths: [guestbookCrd] });
-  client = createClient(env.kubeConfig);
+  ({ env, client } = await startGuestbookEnv());
 });
 afterAll(async () => {
   await env?.stop();

@@ -1,6 +1,8 @@
 // The test kind matching testdata/guestbooks.yaml, declared the way scaffolded types modules are.
 import { groupVersion } from '../../api/kind.js';
 import type { Condition, ObjectMeta } from '../../api/types.js';
+import { createClient, type Client } from '../../client/client.js';
+import { startTestEnv, type TestEnv } from '../../envtest/index.js';
 
 export interface Guestbook {
   apiVersion?: string;
@@ -13,3 +15,9 @@ export interface Guestbook {
 export const Guestbook = groupVersion('runtime.opgen.dev', 'v1').kind<Guestbook>('Guestbook');
 
 export const guestbookCrd = new URL('./guestbooks.yaml', import.meta.url).pathname;
+
+/** An API server (envtest) with the Guestbook CRD installed, and an admin client for it. */
+export async function startGuestbookEnv(): Promise<{ env: TestEnv; client: Client }> {
+  const env = await startTestEnv({ crdPaths: [guestbookCrd] });
+  return { env, client: createClient(env.kubeConfig) };
+}
