@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { groupVersion } from '../api/kind.js';
 import type { KubeObject, MicroTime, ObjectMeta } from '../api/types.js';
 import type { ObjectReference } from '../api/builtins.js';
+import { microTime } from '../api/internal/micro-time.js';
 import type { Writer } from '../client/client.js';
 import type { Logger } from '../log/index.js';
 
@@ -126,11 +127,6 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
       opts.track?.(write);
     },
   };
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function truncate(note: string): string {

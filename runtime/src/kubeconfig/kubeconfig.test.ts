@@ -10,10 +10,10 @@ import { stringify } from 'yaml';
 import { groupVersion } from '../api/kind.js';
 import { ConfigMap, Namespace, ServiceAccount } from '../api/builtins.js';
 import { ApiClient, createClient } from '../client/client.js';
-import { isForbidden } from '../client/errors.js';
+import { type ApiError, isForbidden } from '../client/errors.js';
 import { Transport } from '../client/internal/transport.js';
 import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
-import { LeaseClient, LeaseRequestError } from '../leaderelection/internal/lease-client.js';
+import { LeaseClient } from '../leaderelection/internal/lease-client.js';
 import { createManager } from '../manager/manager.js';
 import { silentLogger } from '../log/index.js';
 import { loadKubeConfig, type KubeConfigLike } from './index.js';
@@ -440,7 +440,7 @@ describe('proxy-url', () => {
       const client = new ApiClient(transport);
       const whoAmINow = async () => (await client.create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })).status?.userInfo?.username;
       const leases = new LeaseClient(kc, ns, 'rotated-through-proxy');
-      const leaseError = () => leases.get(AbortSignal.timeout(10_000)).then(() => undefined, (e: unknown) => e as LeaseRequestError);
+      const leaseError = () => leases.get(AbortSignal.timeout(10_000)).then(() => undefined, (e: unknown) => e as ApiError);
 
       expect(await whoAmINow()).toBe('cert-alice-proxied');
       expect((await leaseError())?.code).toBe(404); // alice may read leases; there is none
@@ -547,7 +547,7 @@ describe('HTTPS_PROXY / NO_PROXY from the environment', () => {
       proxyEnv({ HTTPS_PROXY: envProxy.url });
       const { kc, target } = await namedServerConfig('env-proxy-and-proxy-url', clusterProxy.url);
       expect((await whoAmI(kc)).username).toBe('admin');
-      expect(await new LeaseClient(kc, ns, 'proxy-url-wins').get(AbortSignal.timeout(10_000)).catch((e: LeaseRequestError) => e.code)).toBe(404);
+      expect(await new LeaseClient(kc, ns, 'proxy-url-wins').get(AbortSignal.timeout(10_000)).catch((e: ApiError) => e.code)).toBe(404);
       expect(clusterProxy.tunnels.length).toBeGreaterThanOrEqual(2);
       expect(new Set(clusterProxy.tunnels)).toEqual(new Set([target]));
       expect(envProxy.tunnels).toEqual([]);
@@ -566,7 +566,7 @@ describe('HTTPS_PROXY / NO_PROXY from the environment', () => {
       const kc = await loadKubeConfig();
       expect(new URL(kc.getCurrentCluster()!.server).hostname).toBe('127.0.0.1');
       expect((await whoAmI(kc)).username).toBe(`system:serviceaccount:${ns}:reader`);
-      expect(await new LeaseClient(kc, ns, 'loopback').get(AbortSignal.timeout(10_000)).catch((e: LeaseRequestError) => e.code)).toBe(403);
+      expect(await new LeaseClient(kc, ns, 'loopback').get(AbortSignal.timeout(10_000)).catch((e: ApiError) => e.code)).toBe(403);
       expect(proxy.tunnels).toEqual([]);
       expect(proxy.authorizations).toEqual([]);
     } finally {

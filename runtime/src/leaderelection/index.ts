@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { microTime } from '../api/internal/micro-time.js';
+import { isConflict, isNotFound } from '../client/errors.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
-import { type Lease, LeaseClient, LeaseRequestError, type LeaseSpec, microTime } from './internal/lease-client.js';
-
+import { type Lease, LeaseClient, type LeaseSpec } from './internal/lease-client.js';
 
 export interface LeaderElectionConfig {
   kubeConfig: KubeConfigLike;
@@ -77,6 +78,15 @@ export class LeaderElector {
    * (resolves `{ lost: true }`; the caller must stop leader-only work at once).
    */
   async run(signal: AbortSignal, onStartedLeading: () => void): Promise<{ lost: boolean }> {
+    try {
+      return await this.campaign(signal, onStartedLeading);
+    } finally {
+      // Done with the lease: close the lease client's pooled connections, as the manager does for its own.
+      this.leases.destroy();
+    }
+  }
+
+  private async campaign(signal: AbortSignal, onStartedLeading: () => void): Promise<{ lost: boolean }> {
     if (!(await this.acquire(signal))) return { lost: false };
     // The last attempt can succeed just as the stop arrives: hand the lease back without leading.
     if (signal.aborted) {
@@ -157,7 +167,7 @@ export class LeaderElector {
       try {
         current = await this.leases.get(attempt);
       } catch (err) {
-        if (!(err instanceof LeaseRequestError && err.code === 404)) throw err;
+        if (!isNotFound(err)) throw err;
         this.observe(
           await this.leases.create(
             {
@@ -210,7 +220,7 @@ export class LeaderElector {
       } catch (err) {
         // A renew whose answer the stop cut short may still have landed, leaving us an old
         // resourceVersion: read the lease and release it if it is still ours.
-        if (!(err instanceof LeaseRequestError && err.code === 409)) throw err;
+        if (!isConflict(err)) throw err;
         const current = await this.leases.get(signal);
         if ((current.spec?.holderIdentity ?? '') === this.identity) await this.leases.update(current, released(current), signal);
       }
