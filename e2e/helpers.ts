@@ -1,14 +1,18 @@
 // Helpers for end-to-end tests: pack the two packages as npm would publish them.
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 
-/** Builds both packages, then packs them into `dest`; returns the two tarball paths. */
+/** Packs both packages, as `npm test` has just built them, into `dest`; returns the two tarball paths. */
 export async function packPackages(dest: string): Promise<{ opgen: string; runtime: string }> {
-  await execa('npm', ['run', 'build'], { cwd: repoRoot });
-  // The build above already compiled both packages; skip prepack's second compile.
+  // Building again here would rewrite dist/ while other test workers run from it.
+  for (const built of ['dist/cli/main.js', 'runtime/dist/index.js']) {
+    if (!existsSync(join(repoRoot, built))) throw new Error(`${built} is missing; run \`npm run build\` first`);
+  }
+  // Skip prepack's compile for the same reason.
   const pack = async (...workspace: string[]): Promise<string> => {
     const { stdout } = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest, ...workspace], { cwd: repoRoot });
     const [info] = JSON.parse(stdout) as Array<{ filename: string }>;
