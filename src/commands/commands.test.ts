@@ -248,8 +248,6 @@ describe('opgen create api', () => {
   });
 
   it('refuses to overwrite a user-owned file even for a new API, unless --force', async () => {
-    writeFileSync(join(dir, 'README.md'), 'mine\n');
-    await opgen(dir, 'create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--dry-run');
     const typesPath = join(dir, 'src/api/v1/memcached-types.ts');
     mkdirSync(join(dir, 'src/api/v1'), { recursive: true });
     writeFileSync(typesPath, '// hand-written\n');
