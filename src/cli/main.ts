@@ -1,7 +1,7 @@
 // The CLI entry: builds commander commands from the table, normalises kubebuilder's `--flag=false`
 // spelling, and owns the one error handler that turns every failure into one line and an exit code.
 import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
-import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
+import { isOpgenError, OpgenError } from '../diag/diagnostic.js';
 import { commands, groups, type CommandSpec, type Options } from './command-table.js';
 import type { CommandContext } from './context.js';
 import { opgenVersion } from './version.js';
@@ -52,7 +52,7 @@ export async function run(argv: string[], io: Io = processIo, cwd = process.cwd(
 
 /** Prints any failure as user-facing line(s); returns the exit code. */
 export function report(err: unknown, io: Io): number {
-  if (err instanceof OpgenError || err instanceof OpgenErrors) {
+  if (isOpgenError(err)) {
     io.stderr(`${err instanceof OpgenError ? err.format() : err.message}\n`);
     return 1;
   }

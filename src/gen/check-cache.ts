@@ -22,12 +22,16 @@ export function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
 
+/** A path under the user's opgen cache folder ($XDG_CACHE_HOME/opgen, else ~/.cache/opgen). */
+export function userCacheDir(...parts: string[]): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'opgen', ...parts);
+}
+
 /** node_modules/.cache/opgen in a project with dependencies installed, else the user's cache folder. */
 function cacheFile(cwd: string): string {
   const modules = join(cwd, 'node_modules');
   if (existsSync(modules)) return join(modules, '.cache', 'opgen', 'generate.json');
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'opgen', 'generate', `${sha1(cwd)}.json`);
+  return userCacheDir('generate', `${sha1(cwd)}.json`);
 }
 
 /** Identifies the generator build and the options, so a record is only trusted by the same run. */

@@ -86,7 +86,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     const packageMarkers: CollectedMarker[] = files.flatMap((f) => f.markers.package);
     if (target === 'crd') {
       const { generateCrds } = await import('../crd/index.js');
-      const kubernetes = await import('../crd/kubernetes/index.js').catch(() => undefined);
+      const kubernetes = await import('../crd/kubernetes/index.js');
       const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors);
       for (const c of crds) outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
     } else if (target === 'rbac') {

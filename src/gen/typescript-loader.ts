@@ -2,19 +2,14 @@
 // is a third of a cold `opgen generate`; with the cache V8 skips it (Node 22's module.enableCompileCache
 // does the same, but opgen supports Node 20). Any problem with the cache falls back to a plain require.
 import { isAscii } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import vm from 'node:vm';
 import type { ts as TS } from 'ts-morph';
+import { sha1, userCacheDir } from './check-cache.js';
 
 let loaded: typeof TS | undefined;
-
-function cacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'opgen', 'v8');
-}
 
 export function loadTypeScript(): typeof TS {
   if (loaded) return loaded;
@@ -32,8 +27,8 @@ export function loadTypeScript(): typeof TS {
     const bytes = readFileSync(file);
     const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     const stat = statSync(file);
-    const key = createHash('sha1').update(`${file}\0${stat.size}\0${stat.mtimeMs}\0${process.version}`).digest('hex');
-    const cacheFile = join(cacheDir(), `typescript-${key}.bin`);
+    const key = sha1(`${file}\0${stat.size}\0${stat.mtimeMs}\0${process.version}`);
+    const cacheFile = join(userCacheDir('v8'), `typescript-${key}.bin`);
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(cacheFile);
@@ -47,7 +42,7 @@ export function loadTypeScript(): typeof TS {
     if (typeof loaded.createSourceFile !== 'function') throw new Error('not the compiler');
     if (!cachedData || script.cachedDataRejected) {
       try {
-        mkdirSync(cacheDir(), { recursive: true });
+        mkdirSync(userCacheDir('v8'), { recursive: true });
         writeFileSync(cacheFile, script.createCachedData());
       } catch {
         // No cache this time; the next run tries again.
