@@ -2,6 +2,7 @@
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject, OwnerReference } from '../api/types.js';
 import type { Cache } from '../cache/cache.js';
+import { getControllerOf, groupOf } from '../helpers/owner-references.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { Reconciler, Request } from '../reconcile/index.js';
@@ -65,7 +66,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
       kind,
       predicates: opts.predicates ?? [],
       toRequests: (obj) => {
-        const ref = obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+        const ref = getControllerOf(obj);
         if (!ref || !refersTo(ref, owner)) return [];
         return [owner.namespaced ? { namespace: obj.metadata?.namespace, name: ref.name } : { name: ref.name }];
       },
@@ -147,9 +148,7 @@ function requestFor(obj: KubeObject): Request {
 
 // Owner references match on group and kind; the version may differ (controller-runtime does the same).
 function refersTo(ref: OwnerReference, kind: ResourceKind): boolean {
-  const slash = ref.apiVersion.indexOf('/');
-  const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
-  return group === kind.group && ref.kind === kind.kind;
+  return groupOf(ref.apiVersion) === kind.group && ref.kind === kind.kind;
 }
 
 function safeMap(w: Watch, obj: KubeObject, log: Logger): Request[] {

@@ -15,7 +15,8 @@ export class AlreadyOwnedError extends Error {
   }
 }
 
-function groupOf(apiVersion: string): string {
+/** The group of an apiVersion ('' for the core group's 'v1'). */
+export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }

@@ -2,6 +2,7 @@
 // and runs it all until a signal asks it to stop, then shuts down in order: stop taking work, let
 // in-flight reconciles finish within the grace period, release the lease, stop the caches.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
 import { Cache, stripManagedFields } from '../cache/cache.js';
@@ -15,6 +16,7 @@ import { LeaderElector } from '../leaderelection/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
+import { defaultServiceAccountDir } from '../kubeconfig/internal/load.js';
 import { DelegatingClient } from './delegating-client.js';
 
 /** Anything long-running the manager starts and stops. */
@@ -91,7 +93,7 @@ export async function createManager(opts: ManagerOptions = {}): Promise<Manager>
   return new ControllerManager(kubeConfig, opts);
 }
 
-const serviceAccountNamespaceFile = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const serviceAccountNamespaceFile = join(defaultServiceAccountDir, 'namespace');
 
 function inClusterNamespace(): string | undefined {
   try {

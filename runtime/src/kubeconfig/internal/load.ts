@@ -54,7 +54,8 @@ export interface LoadKubeConfigOptions {
   serviceAccountDir?: string;
 }
 
-const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** Where Kubernetes mounts a pod's service-account token, ca.crt and namespace. */
+export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** The kubeconfig client-node's loadFromDefault() would load (see the top of this file). */
 export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<KubeConfigLike> {
