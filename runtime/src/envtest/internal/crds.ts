@@ -22,20 +22,23 @@ export function pickCrds(objects: SourcedObject[]): { crd: Crd; file: string; en
     });
 }
 
-async function createOrReplace(client: AdminClient, crd: Crd, file: string): Promise<void> {
-  const name = crd.metadata?.name ?? '';
-  const created = await client.call('POST', CRD_API, crd);
+/**
+ * POSTs `obj` to `collection`; when it exists already (e.g. two paths define it), replaces it, retrying on
+ * write conflicts. `what` names it in errors ("CRD memcacheds.cache.example.com").
+ */
+export async function createOrReplace(client: AdminClient, collection: string, obj: KubeObject, what: string, file: string): Promise<void> {
+  const item = `${collection}/${obj.metadata?.name ?? ''}`;
+  const created = await client.call('POST', collection, obj);
   if (created.status === 201) return;
-  if (created.status !== 409) throw new Error(`envtest: ${file}: creating CRD ${name} failed (HTTP ${created.status}): ${message(created.body, created.text)}`);
-  // Already there (e.g. two paths define it): replace, retrying on write conflicts.
+  if (created.status !== 409) throw new Error(`envtest: ${file}: creating ${what} failed (HTTP ${created.status}): ${message(created.body, created.text)}`);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await client.call('GET', `${CRD_API}/${name}`);
-    const resourceVersion = (current.body as Crd | undefined)?.metadata?.resourceVersion;
-    const replaced = await client.call('PUT', `${CRD_API}/${name}`, { ...crd, metadata: { ...crd.metadata, resourceVersion } });
+    const current = await client.call('GET', item);
+    const resourceVersion = (current.body as KubeObject | undefined)?.metadata?.resourceVersion;
+    const replaced = await client.call('PUT', item, { ...obj, metadata: { ...obj.metadata, resourceVersion } });
     if (replaced.status === 200) return;
-    if (replaced.status !== 409) throw new Error(`envtest: ${file}: updating CRD ${name} failed (HTTP ${replaced.status}): ${message(replaced.body, replaced.text)}`);
+    if (replaced.status !== 409) throw new Error(`envtest: ${file}: updating ${what} failed (HTTP ${replaced.status}): ${message(replaced.body, replaced.text)}`);
   }
-  throw new Error(`envtest: ${file}: updating CRD ${name} kept conflicting`);
+  throw new Error(`envtest: ${file}: updating ${what} kept conflicting`);
 }
 
 export function message(body: unknown, text: string): string {
@@ -86,7 +89,7 @@ async function waitServed(client: AdminClient, crd: Crd, timeoutMs: number): Pro
 const JUST_CREATED_MS = 2000;
 
 export async function installCrds(client: AdminClient, crds: { crd: Crd; file: string }[], timeoutMs: number): Promise<string[]> {
-  for (const { crd, file } of crds) await createOrReplace(client, crd, file);
+  for (const { crd, file } of crds) await createOrReplace(client, CRD_API, crd, `CRD ${crd.metadata?.name ?? ''}`, file);
   const established = await Promise.all(crds.map(({ crd }) => waitServed(client, crd, timeoutMs)));
   // Condition times have whole seconds, as the server compares them; a little margin on top.
   const settled = Math.max(0, ...established) + JUST_CREATED_MS + 50;

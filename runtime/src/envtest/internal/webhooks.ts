@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { poll, type AdminClient } from './admin-client.js';
-import { message } from './crds.js';
+import { createOrReplace } from './crds.js';
 import type { KubeObject, SourcedObject } from './manifests.js';
 import { freePort, LOOPBACK } from './ports.js';
 import { TinyCa } from './tiny-ca.js';
@@ -70,8 +70,7 @@ export function rewriteConversionWebhooks(crds: KubeObject[], serving: WebhookSe
 
 export async function installWebhookConfigurations(
   client: AdminClient, configs: { config: WebhookConfiguration; file: string }[], serving: WebhookServing, timeoutMs: number,
-): Promise<string[]> {
-  const installed: string[] = [];
+): Promise<void> {
   for (const { config, file } of configs) {
     const name = config.metadata?.name ?? '';
     const base = KINDS[config.kind ?? ''] ?? '';
@@ -79,17 +78,7 @@ export async function installWebhookConfigurations(
       ...config,
       webhooks: (config.webhooks ?? []).map((w) => ({ ...w, clientConfig: localClientConfig(w.clientConfig, serving, '/') })),
     };
-    const created = await client.call('POST', base, body);
-    if (created.status === 409) {
-      const current = await client.call('GET', `${base}/${name}`);
-      const resourceVersion = (current.body as KubeObject | undefined)?.metadata?.resourceVersion;
-      const replaced = await client.call('PUT', `${base}/${name}`, { ...body, metadata: { ...body.metadata, resourceVersion } });
-      if (replaced.status !== 200) throw new Error(`envtest: ${file}: updating ${config.kind} ${name} failed (HTTP ${replaced.status}): ${message(replaced.body, replaced.text)}`);
-    } else if (created.status !== 201) {
-      throw new Error(`envtest: ${file}: creating ${config.kind} ${name} failed (HTTP ${created.status}): ${message(created.body, created.text)}`);
-    }
+    await createOrReplace(client, base, body, `${config.kind} ${name}`, file);
     await poll(`${config.kind} ${name}`, timeoutMs, 50, async () => ((await client.call('GET', `${base}/${name}`)).status === 200 ? true : undefined));
-    installed.push(`${config.kind}/${name}`);
   }
-  return installed;
 }
