@@ -3,6 +3,7 @@
 // no ts-morph, TypeScript or handlebars.
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from './context.js';
+import { generateTargets, type GenerateTarget } from '../gen/targets.js';
 
 export interface OptionSpec {
   /** Commander syntax: `--domain <domain>`; a plain `--force` is a boolean flag. */
@@ -39,23 +40,10 @@ export const groups: Record<string, string> = {
 
 const dryRun: OptionSpec = { flags: '--dry-run', description: 'print the files that would change (CREATE/UPDATE/DELETE) and write nothing' };
 
-/** Generator targets accepted by `opgen generate`. */
-export const generateTargets = ['crd', 'rbac', 'webhook'] as const;
+// Erased at build time: --help loads none of the generators.
+type GenModule = typeof import('../gen/command.js');
 
-/** The contract of src/gen/command.ts (owned by the generators). */
-interface GenModule {
-  generateCommand(
-    o: { cwd: string; targets: Array<(typeof generateTargets)[number]>; paths?: string; outputDir?: string; check: boolean; dryRun: boolean },
-    out: (line: string) => void,
-  ): Promise<number>;
-  markersCommand(out: (line: string) => void): Promise<void>;
-}
-
-async function loadGen(): Promise<GenModule> {
-  // A computed specifier: the generators are built in their own folder and loaded only by these commands.
-  const specifier = '../gen/command.js';
-  return (await import(specifier)) as GenModule;
-}
+const loadGen = (): Promise<GenModule> => import('../gen/command.js');
 
 export const commands: readonly CommandSpec[] = [
   {
@@ -138,7 +126,7 @@ export const commands: readonly CommandSpec[] = [
     async run(ctx, args, o) {
       const targets = args.map((t) => {
         if (!(generateTargets as readonly string[]).includes(t)) throw unknownTarget(t);
-        return t as (typeof generateTargets)[number];
+        return t as GenerateTarget;
       });
       const gen = await loadGen();
       return gen.generateCommand(

@@ -13,7 +13,9 @@ import { createGeneratorRegistry } from './registry.js';
 import { loadTypeScript } from './typescript-loader.js';
 import { toYaml } from './yaml.js';
 
-export type GenerateTarget = 'crd' | 'rbac' | 'webhook';
+import { generateTargets, type GenerateTarget } from './targets.js';
+
+export type { GenerateTarget };
 
 export interface GenerateOptions {
   cwd: string;
@@ -24,7 +26,6 @@ export interface GenerateOptions {
   dryRun: boolean;
 }
 
-const ALL_TARGETS: GenerateTarget[] = ['crd', 'rbac', 'webhook'];
 const DEFAULT_OUTPUT: Record<GenerateTarget, string> = { crd: 'config/crd/bases', rbac: 'config/rbac', webhook: 'config/webhook' };
 const ROLE_NAME = 'manager-role';
 
@@ -60,7 +61,7 @@ function sortErrors(errors: OpgenError[]): OpgenError[] {
 }
 
 export async function generateCommand(o: GenerateOptions, out: (line: string) => void): Promise<number> {
-  const targets = o.targets.length > 0 ? [...new Set(o.targets)] : ALL_TARGETS;
+  const targets = o.targets.length > 0 ? [...new Set(o.targets)] : [...generateTargets];
   const inProject = existsSync(join(o.cwd, 'PROJECT'));
   if (!inProject && !o.paths) {
     throw new OpgenError('no PROJECT file here, so opgen does not know where the sources are', { flag: '--paths' }, 'run inside an opgen project, or pass --paths <dir|glob> (and --output-dir)');
