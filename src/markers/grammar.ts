@@ -40,11 +40,8 @@ export function splitMarker(text: string, lookup: (name: string) => MarkerDefini
   if (colon < 0) return undefined;
   const parent = lookup(head.slice(0, colon));
   if (!parent) return undefined;
-  if (parent.shape === 'struct') {
+  if (parent.shape === 'struct' || parent.shape === 'anchor') {
     // `+kubebuilder:printcolumn:name="Age",type=date`: the dropped segment is the first argument.
-    return { definition: parent, args: text.slice(colon + 1), argsOffset: colon + 1, hasArgs: true };
-  }
-  if (parent.shape === 'anchor') {
     return { definition: parent, args: text.slice(colon + 1), argsOffset: colon + 1, hasArgs: true };
   }
   if (parent.shape === 'value' && head.slice(colon + 1) === '' && eq >= 0) {

@@ -268,8 +268,8 @@ function listMapKey(name: string): SchemaMarker {
   };
 }
 
-function flagMarker(name: string, targets: Target[], help: string, apply: (s: JSONSchemaProps) => void, deprecated?: string): SchemaMarker {
-  return { definition: { name, targets, shape: 'flag', help, ...(deprecated ? { deprecated } : {}) }, priority: 10, apply };
+function flagMarker(name: string, targets: Target[], help: string, apply: (s: JSONSchemaProps) => void): SchemaMarker {
+  return { definition: { name, targets, shape: 'flag', help }, priority: 10, apply };
 }
 
 /** Every schema marker, in catalog order. */
