@@ -8,7 +8,7 @@ import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
 import { readObjects, requireEachEntry } from './internal/manifests.js';
 import { releasePort } from './internal/ports.js';
-import type { KeyPairPem } from './internal/tiny-ca.js';
+import type { KeyPairPem } from '../internal/tls/tiny-ca.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
 import {
   installWebhookConfigurations, pickWebhookConfigurations, prepareWebhookServing, rewriteConversionWebhooks, type WebhookServing,

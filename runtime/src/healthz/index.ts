@@ -1,7 +1,7 @@
 // /healthz and /readyz in the shape of controller-runtime's healthz handler, so kubelet probes and
 // people reading probe output see what they know: "ok", or a 500 listing each check as [+]/[-].
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveUntilAborted } from '../metrics/internal/http-server.js';
+import { serveUntilAborted } from '../internal/serving/http-server.js';
 
 /** A named probe check: resolves (or returns) when healthy, throws or rejects when not. */
 export type Check = () => Promise<void> | void;

@@ -17,6 +17,8 @@ import { createLogger, type Logger } from '../log/index.js';
 import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { defaultServiceAccountDir } from '../kubeconfig/internal/load.js';
+import { WebhookServer } from '../webhook/server.js';
+import { startManagerWebhooks, webhookServerOptions, type ManagerWebhookOptions } from '../webhook/internal/local-development.js';
 import { DelegatingClient } from './delegating-client.js';
 
 /** Anything long-running the manager starts and stops. */
@@ -37,6 +39,12 @@ export interface ManagerOptions {
   metricsBindAddress?: string;
   /** ':8081' style; '0' disables; default '0'. */
   healthProbeBindAddress?: string;
+  /** `--metrics-secure`: HTTPS, authn by TokenReview, authz by SubjectAccessReview (get /metrics); default false (plain HTTP). */
+  metricsSecure?: boolean;
+  /** `--metrics-cert-path`: folder with the metrics tls.crt/tls.key (reloaded on change); default self-signed. */
+  metricsCertPath?: string;
+  /** The webhook server (started when a webhook is registered through webhookFor or webhookServer.register). */
+  webhook?: ManagerWebhookOptions;
   leaderElection?: boolean;
   /** Name of the Lease; required with leaderElection. */
   leaderElectionID?: string;
@@ -74,6 +82,8 @@ export interface Manager {
   readonly log: Logger;
   readonly cache: Cache;
   readonly metrics: RuntimeMetrics;
+  /** Serves admission and conversion webhooks on every replica (no leader election); see webhookFor(). */
+  readonly webhookServer: WebhookServer;
   eventRecorder(name: string): EventRecorder;
   controllerFor<T extends KubeObject>(kind: ResourceKind<T>, opts?: WatchOptions): ControllerBuilder<T>;
   add(runnable: Runnable): void;
@@ -82,7 +92,7 @@ export interface Manager {
   /** Resolves after a graceful shutdown; rejects when a runnable failed, the lease was lost or draining timed out. */
   start(signal: AbortSignal): Promise<void>;
   /** The ports actually bound once start() is under way (useful with ':0'). */
-  readonly ports: { metrics?: number; healthProbe?: number };
+  readonly ports: { metrics?: number; healthProbe?: number; webhook?: number };
 }
 
 export async function createManager(opts: ManagerOptions = {}): Promise<Manager> {
@@ -109,7 +119,8 @@ class ControllerManager implements Manager, ControllerHost {
   readonly log: Logger;
   readonly cache: Cache;
   readonly metrics: RuntimeMetrics;
-  readonly ports: { metrics?: number; healthProbe?: number } = {};
+  readonly webhookServer: WebhookServer;
+  readonly ports: { metrics?: number; healthProbe?: number; webhook?: number } = {};
   private readonly transport: Transport;
   private readonly api: ApiClient;
   private readonly hardStopController = new AbortController();
@@ -136,6 +147,7 @@ class ControllerManager implements Manager, ControllerHost {
     });
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
+    this.webhookServer = new WebhookServer(webhookServerOptions(opts.webhook, this.log.child({ logger: 'webhook' })));
   }
 
   get hardStop(): AbortSignal {
@@ -203,13 +215,17 @@ class ControllerManager implements Manager, ControllerHost {
       });
       const metricsAddress = this.opts.metricsBindAddress ?? '0';
       if (metricsAddress !== '0') {
-        this.ports.metrics = (await startMetricsServer(metricsAddress, this.metrics, serversStop.signal)).port;
+        const secure = this.opts.metricsSecure ? { kubeConfig: this.kubeConfig, certDir: this.opts.metricsCertPath, log } : undefined;
+        this.ports.metrics = (await startMetricsServer(metricsAddress, this.metrics, serversStop.signal, { secure })).port;
         log.info('serving metrics', { bindAddress: metricsAddress, port: this.ports.metrics });
       }
       const probeAddress = this.opts.healthProbeBindAddress ?? '0';
       if (probeAddress !== '0') {
         this.ports.healthProbe = (await startProbeServer(probeAddress, { healthz: this.healthz, readyz: this.readyz }, serversStop.signal)).port;
         log.info('serving health probes', { bindAddress: probeAddress, port: this.ports.healthProbe });
+      }
+      if (this.webhookServer.hasHandlers) {
+        this.ports.webhook = await startManagerWebhooks(this.webhookServer, this.opts.webhook, this.transport, serversStop.signal, log.child({ logger: 'webhook' }));
       }
 
       cacheDone = this.cache.start(cacheStop.signal);

@@ -2,7 +2,13 @@
 // written for Go operators work unchanged. Everything hangs off one injected Registry (no module
 // globals), so two managers in one process, or one test after another, never share counters.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { serveUntilAborted } from './internal/http-server.js';
+import { hostname } from 'node:os';
+import { Transport } from '../client/internal/transport.js';
+import { CertWatcher, selfSignedCertificate } from '../internal/serving/cert-watcher.js';
+import { serveUntilAborted, type CertificateSource } from '../internal/serving/http-server.js';
+import type { KubeConfigLike } from '../kubeconfig/index.js';
+import type { Logger } from '../log/index.js';
+import { DelegatingAuth } from './internal/auth.js';
 
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 
@@ -128,6 +134,24 @@ export class RuntimeMetrics {
   }
 }
 
+export interface MetricsServerOptions {
+  /**
+   * HTTPS with authentication (TokenReview) and authorization (SubjectAccessReview: the request's verb
+   * on the non-resource URL /metrics) by the API server of `kubeConfig`; default plain HTTP, open.
+   */
+  secure?: {
+    kubeConfig: KubeConfigLike;
+    /** Folder with tls.crt/tls.key (`--metrics-cert-path`), reloaded when it changes; default a self-signed certificate. */
+    certDir?: string;
+    certName?: string;
+    keyName?: string;
+    /** How long an authentication/authorization answer is reused; default 10 s. */
+    authCacheTtlMs?: number;
+    certPollIntervalMs?: number;
+    log?: Logger;
+  };
+}
+
 /**
  * Serves `GET /metrics` in the Prometheus text format on `bindAddress` (':8080' style; '0' disables
  * and resolves `{ port: 0 }`) until `signal` aborts. Resolves with the bound port once listening.
@@ -136,7 +160,32 @@ export function startMetricsServer(
   bindAddress: string,
   metrics: RuntimeMetrics,
   signal: AbortSignal,
+  opts: MetricsServerOptions = {},
 ): Promise<{ port: number }> {
+  const secure = opts.secure;
+  let tls: CertificateSource | undefined;
+  let auth: DelegatingAuth | undefined;
+  if (secure && bindAddress !== '0' && !signal.aborted) {
+    try {
+      if (secure.certDir) {
+        const watcher = new CertWatcher(secure.certDir, {
+          certName: secure.certName,
+          keyName: secure.keyName,
+          pollIntervalMs: secure.certPollIntervalMs,
+          onReload: () => secure.log?.info('metrics serving certificate reloaded', { certDir: secure.certDir }),
+        });
+        watcher.start(signal);
+        tls = watcher;
+      } else {
+        tls = selfSignedCertificate(['localhost', '127.0.0.1', '::1', hostname()], 'opgen-metrics-server').source;
+      }
+    } catch (err) {
+      return Promise.reject(new Error(`metrics server: ${(err as Error).message}`));
+    }
+    const transport = new Transport(secure.kubeConfig);
+    signal.addEventListener('abort', () => transport.destroy(), { once: true });
+    auth = new DelegatingAuth(transport, secure.authCacheTtlMs);
+  }
   return serveUntilAborted(
     bindAddress,
     'metrics server',
@@ -150,10 +199,18 @@ export function startMetricsServer(
         res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' }).end('method not allowed\n');
         return;
       }
+      if (auth) {
+        const outcome = await auth.check(req, path);
+        if (outcome.code !== 200) {
+          res.writeHead(outcome.code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${outcome.message}\n`);
+          return;
+        }
+      }
       const body = await metrics.registry.metrics();
       res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
       res.end(req.method === 'HEAD' ? undefined : body);
     },
     signal,
+    { tls },
   );
 }

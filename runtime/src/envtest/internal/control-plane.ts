@@ -7,7 +7,7 @@ import { AdminClient, poll } from './admin-client.js';
 import type { Binaries } from './binaries.js';
 import { freePort, LOOPBACK } from './ports.js';
 import { logTail, spawnGroup, type Reaper, type Spawned } from './process.js';
-import { newSigningKey, TinyCa, type KeyPairPem } from './tiny-ca.js';
+import { newSigningKey, TinyCa, type KeyPairPem } from '../../internal/tls/tiny-ca.js';
 
 export interface ControlPlane {
   server: string;

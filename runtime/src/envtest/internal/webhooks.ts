@@ -7,7 +7,7 @@ import { poll, type AdminClient } from './admin-client.js';
 import { createOrReplace } from './crds.js';
 import type { KubeObject, SourcedObject } from './manifests.js';
 import { freePort, LOOPBACK } from './ports.js';
-import { TinyCa } from './tiny-ca.js';
+import { TinyCa } from '../../internal/tls/tiny-ca.js';
 
 export interface WebhookServing {
   /** Where the webhook server must listen: 127.0.0.1 */

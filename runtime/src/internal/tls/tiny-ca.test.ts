@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TinyCa } from './internal/tiny-ca.js';
+import { TinyCa } from './tiny-ca.js';
 
 describe('TinyCa', () => {
   const ca = TinyCa.create();
