@@ -36,6 +36,8 @@ export interface CommandSpec {
 /** Summaries of command groups that have no action of their own. */
 export const groups: Record<string, string> = {
   create: 'Scaffold a Kubernetes API (types, controller, manifests) in an opgen project',
+  'generate kustomize': 'Generate kustomize bases (operator-sdk\'s `generate kustomize`)',
+  bundle: 'Work with OLM bundles',
 };
 
 const dryRun: OptionSpec = { flags: '--dry-run', description: 'print the files that would change (CREATE/UPDATE/DELETE) and write nothing' };
@@ -135,6 +137,7 @@ export const commands: readonly CommandSpec[] = [
       );
     },
   },
+  ...olmCommands(),
   {
     path: ['markers'],
     summary: 'List the marker comments opgen understands, with their arguments',
@@ -153,4 +156,84 @@ function str(v: string | boolean | undefined): string | undefined {
 
 function unknownTarget(t: string): OpgenError {
   return new OpgenError(`unknown target '${t}'`, { flag: 'generate' }, `use one or more of: ${generateTargets.join(', ')}`);
+}
+
+// OLM (operator-sdk's half): the base CSV, bundles, their validation and a file-based catalog. After
+// `generate`, whose subcommands they are.
+type OlmModule = typeof import('../olm/command.js');
+const loadOlm = (): Promise<OlmModule> => import('../olm/command.js');
+
+function olmCommands(): CommandSpec[] {
+  const pkg: OptionSpec = { flags: '--package <name>', description: 'OLM package name (default: the project name)' };
+  return [
+    {
+      path: ['generate', 'kustomize', 'manifests'],
+      summary: 'Write config/manifests: the base ClusterServiceVersion (your hand-written fields, kept on rerun) and its kustomization',
+      options: [pkg, dryRun],
+      async run(ctx, _args, o) {
+        return (await loadOlm()).kustomizeManifestsCommand(ctx, { package: str(o.package), dryRun: o.dryRun === true });
+      },
+    },
+    {
+      path: ['generate', 'bundle'],
+      summary: 'Render config/manifests with kubectl kustomize and write an OLM bundle (manifests/, metadata/, bundle.Dockerfile)',
+      options: [
+        { flags: '--version <semver>', description: 'the operator version, e.g. 0.1.0 (spec.version; the CSV is named <package>.v<version>)' },
+        { flags: '--channels <a,b>', description: 'channels of the bundle (default: those of the last bundle, else alpha)' },
+        { flags: '--default-channel <name>', description: 'default channel (one of --channels; default: the first)' },
+        pkg,
+        { flags: '--replaces <csv name>', description: 'the CSV this version replaces, e.g. memcached-operator.v0.0.1' },
+        { flags: '--skip-range <range>', description: 'olm.skipRange, e.g. ">=0.1.0 <0.2.0"' },
+        { flags: '--output-dir <dir>', description: 'bundle directory', default: 'bundle' },
+        { flags: '--use-image-digests', description: 'pin container images by digest, asking their registries' },
+        dryRun,
+      ],
+      async run(ctx, _args, o) {
+        return (await loadOlm()).generateBundleCommand(ctx, {
+          version: str(o.version),
+          channels: str(o.channels),
+          defaultChannel: str(o.defaultChannel),
+          package: str(o.package),
+          replaces: str(o.replaces),
+          skipRange: str(o.skipRange),
+          outputDir: str(o.outputDir) ?? 'bundle',
+          useImageDigests: o.useImageDigests === true,
+          dryRun: o.dryRun === true,
+        });
+      },
+    },
+    {
+      path: ['generate', 'catalog'],
+      summary: 'Write a file-based catalog (olm.package, olm.channel, olm.bundle) from bundle directories, with catalog.Dockerfile and a CatalogSource',
+      options: [
+        { flags: '--bundles <dirs>', description: 'bundle directories, comma-separated', default: 'bundle' },
+        pkg,
+        { flags: '--default-channel <name>', description: 'the package\'s default channel (default: that of the newest bundle)' },
+        { flags: '--bundle-image <ref>', description: 'bundle image; {version} becomes each bundle\'s version (default: <package>-bundle:v{version})' },
+        { flags: '--catalog-image <ref>', description: 'catalog image for the CatalogSource (default: <package>-catalog:latest)' },
+        { flags: '--output-dir <dir>', description: 'catalog directory', default: 'catalog' },
+        dryRun,
+      ],
+      async run(ctx, _args, o) {
+        return (await loadOlm()).generateCatalogCommand(ctx, {
+          bundles: (str(o.bundles) ?? 'bundle').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+          package: str(o.package),
+          defaultChannel: str(o.defaultChannel),
+          bundleImage: str(o.bundleImage),
+          catalogImage: str(o.catalogImage),
+          outputDir: str(o.outputDir) ?? 'catalog',
+          dryRun: o.dryRun === true,
+        });
+      },
+    },
+    {
+      path: ['bundle', 'validate'],
+      args: '[dir]',
+      summary: 'Check an OLM bundle without a cluster: one line per problem; errors exit 1, warnings exit 0',
+      options: [{ flags: '--select-optional <selector>', description: 'also run an optional suite: suite=operatorframework' }],
+      async run(ctx, args, o) {
+        return (await loadOlm()).validateBundleCommand(ctx, { dir: args[0] ?? 'bundle', selectOptional: str(o.selectOptional) });
+      },
+    },
+  ];
 }

@@ -82,12 +82,13 @@ function buildProgram(ctx: CommandContext, setExit: (code: number) => void): Com
       }
       parent = group;
     }
-    addCommand(parent, spec, ctx, setExit);
+    // A command may also be the parent of longer ones (`generate` and `generate bundle`).
+    parents.set(spec.path.join(' '), addCommand(parent, spec, ctx, setExit));
   }
   return program;
 }
 
-function addCommand(parent: Command, spec: CommandSpec, ctx: CommandContext, setExit: (code: number) => void): void {
+function addCommand(parent: Command, spec: CommandSpec, ctx: CommandContext, setExit: (code: number) => void): Command {
   const name = spec.path[spec.path.length - 1] ?? '';
   const cmd = parent.command(spec.args ? `${name} ${spec.args}` : name).description(spec.summary);
   for (const alias of spec.aliases ?? []) cmd.alias(alias);
@@ -107,9 +108,12 @@ function addCommand(parent: Command, spec: CommandSpec, ctx: CommandContext, set
   cmd.action(async (...received: unknown[]) => {
     // commander passes the positional arguments, then the options object, then the command.
     const options = received[received.length - 2] as Options;
-    const args = spec.args ? ((received[0] as string[] | undefined) ?? []) : [];
+    // Variadic arguments arrive as an array, a single optional one as a string or undefined.
+    const first = received[0] as string[] | string | undefined;
+    const args = !spec.args || first === undefined ? [] : Array.isArray(first) ? first : [first];
     setExit(await spec.run(ctx, args, options));
   });
+  return cmd;
 }
 
 function configure(cmd: Command, output: OutputConfiguration): void {

@@ -82,7 +82,9 @@ describe('marker grammar', () => {
     expect(registry.diagnoseUnknown('kubebuilder:validation:Minimun=1')).toEqual({ owned: true, suggestion: 'kubebuilder:validation:Minimum' });
     expect(registry.diagnoseUnknown('kubebuilder:validation:nullable')).toEqual({ owned: true, suggestion: 'nullable' });
     expect(registry.diagnoseUnknown('optinal')).toEqual({ owned: true, suggestion: 'optional' });
-    expect(registry.diagnoseUnknown('operator-sdk:csv:customresourcedefinitions:displayName="X"').owned).toBe(false);
+    // operator-sdk's pre-1.0 CSV markers are another tool's; a typo in the current one is opgen's.
+    expect(registry.diagnoseUnknown('operator-sdk:gen-csv:customresourcedefinitions.displayName="X"').owned).toBe(false);
+    expect(registry.diagnoseUnknown('operator-sdk:csv:customresourcedefinition:displayName="X"')).toEqual({ owned: true, suggestion: 'operator-sdk:csv:customresourcedefinitions' });
     expect(registry.diagnoseUnknown('genclient').owned).toBe(false);
   });
 });

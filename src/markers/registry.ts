@@ -4,7 +4,7 @@ import { closest } from './grammar.js';
 import type { MarkerDefinition, Target } from './definition.js';
 
 /** Prefixes opgen owns: an unknown marker under one of these is a typo, not another tool's marker. */
-const OWNED_PREFIXES = ['kubebuilder:', 'opgen:'];
+const OWNED_PREFIXES = ['kubebuilder:', 'opgen:', 'operator-sdk:csv:'];
 
 export class Registry {
   private readonly byTarget = new Map<Target, Map<string, MarkerDefinition>>([

@@ -10,13 +10,13 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
 function templateSets(): string[] {
-  return ['init', 'api/resource', 'api/controller'];
+  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog'];
 }
 
 describe('templates/', () => {
   it('has no template outside the known sets, so every template is exercised by the command tests', () => {
     const top = readdirSync(templatesRoot).sort();
-    expect(top).toEqual(['_partials', 'api', 'init']);
+    expect(top).toEqual(['_partials', 'api', 'init', 'olm']);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
   });
 

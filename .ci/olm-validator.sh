@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the OLM bundle checker (test/olm/checker: our own small main on github.com/operator-framework/api's
+# bundle loader and validators, the library behind `operator-sdk bundle validate`) from the Go module
+# proxy into a cache folder keyed by the library version and the checker's source, outside the
+# repository, and prints the binary's path. A warm cache prints at once; concurrent callers wait (flock).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VERSION="$(sed -n 's#^[[:space:]]*\(require \)\{0,1\}github.com/operator-framework/api \(v[^ ]*\).*#\2#p' test/olm/checker/go.mod | head -1)"
+SRC_HASH="$(cat test/olm/checker/main.go test/olm/checker/go.mod | sha1sum | cut -c1-12)"
+CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
+OUT="$CACHE_ROOT/olm-checker-$VERSION-$SRC_HASH"
+BIN="$OUT/olm-checker"
+
+if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+
+mkdir -p "$CACHE_ROOT"
+if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where builds are not serialized
+  exec 9>"$OUT.lock"
+  flock 9
+fi
+if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+
+command -v go >/dev/null 2>&1 || { echo "olm-validator: go is not installed; it is needed to build the OLM checker" >&2; exit 1; }
+echo "olm-validator: building the checker on github.com/operator-framework/api@$VERSION (first run only)" >&2
+mkdir -p "$OUT"
+# Build into a temporary name first, so an interrupted build never leaves a half-written binary behind.
+(cd test/olm/checker && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -o "$BIN.tmp" . >&2)
+mv "$BIN.tmp" "$BIN"
+echo "$BIN"

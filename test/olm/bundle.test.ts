@@ -1,0 +1,298 @@
+// `opgen generate kustomize manifests` + `opgen generate bundle` on the tutorial operator, checked against
+// config/ (rendered by kubectl kustomize) and by operator-framework/api's validators (the oracle).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kustomize, opgen, opgenOk, oracle, oracleBinary, oracleErrors, readYaml, scaffoldTutorial, snapshot, tempDir } from './helpers.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let root: { dir: string; cleanup: () => void };
+let project: string;
+const csvPath = (p = project): string => join(p, 'bundle/manifests/memcached-operator.clusterserviceversion.yaml');
+const basePath = (p = project): string => join(p, 'config/manifests/bases/memcached-operator.clusterserviceversion.yaml');
+
+beforeAll(async () => {
+  oracleBinary();
+  root = tempDir('opgen-olm-bundle-');
+  project = await scaffoldTutorial(root.dir);
+  await opgenOk(project, 'generate', 'bundle', '--version', '0.1.0', '--channels', 'stable,preview', '--default-channel', 'stable');
+}, 900_000);
+afterAll(() => root?.cleanup());
+
+describe('generate bundle on the tutorial operator', () => {
+  it('writes operator-sdk\'s layout and file names', () => {
+    const files = Object.keys(snapshot(join(project, 'bundle'))).sort();
+    expect(files).toEqual([
+      'manifests/cache.example.com_memcacheds.yaml',
+      'manifests/memcached-operator-controller-manager-metrics-service_v1_service.yaml',
+      'manifests/memcached-operator-memcached-admin-role_rbac.authorization.k8s.io_v1_clusterrole.yaml',
+      'manifests/memcached-operator-memcached-editor-role_rbac.authorization.k8s.io_v1_clusterrole.yaml',
+      'manifests/memcached-operator-memcached-viewer-role_rbac.authorization.k8s.io_v1_clusterrole.yaml',
+      'manifests/memcached-operator-metrics-reader_rbac.authorization.k8s.io_v1_clusterrole.yaml',
+      'manifests/memcached-operator.clusterserviceversion.yaml',
+      'metadata/annotations.yaml',
+      'tests/scorecard/config.yaml',
+    ]);
+    expect(existsSync(join(project, 'bundle.Dockerfile'))).toBe(true);
+    expect(readYaml(join(project, 'bundle/tests/scorecard/config.yaml'))).toMatchObject({ kind: 'Configuration', apiVersion: 'scorecard.operatorframework.io/v1alpha3' });
+  });
+
+  it('passes opgen bundle validate and operator-framework/api\'s validators', async () => {
+    const r = await opgen(project, 'bundle', 'validate', 'bundle');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('bundle: bundle is valid');
+    const o = oracle(join(project, 'bundle'));
+    expect(oracleErrors(o)).toEqual([]);
+    expect(o.code).toBe(0);
+  });
+
+  it('has the manager Deployment of config/default as its install strategy', () => {
+    const rendered = kustomize(join(project, 'config/default'));
+    const deployment = rendered.find((o) => o.kind === 'Deployment') as Obj;
+    const csv = readYaml<Obj>(csvPath());
+    expect(csv.spec.install.strategy).toBe('deployment');
+    expect(csv.spec.install.spec.deployments).toEqual([{ name: deployment.metadata.name, label: deployment.metadata.labels, spec: deployment.spec }]);
+    expect(csv.metadata.annotations.containerImage).toBe(deployment.spec.template.spec.containers[0].image);
+    expect(csv.spec.relatedImages).toEqual([{ name: 'manager', image: deployment.spec.template.spec.containers[0].image }]);
+  });
+
+  it('has the Roles bound to the manager\'s service account as permissions and its ClusterRoles as clusterPermissions', () => {
+    const rendered = kustomize(join(project, 'config/default')) as Obj[];
+    const sa = (rendered.find((o) => o.kind === 'Deployment') as Obj).spec.template.spec.serviceAccountName as string;
+    const boundTo = (kind: string): Obj[] =>
+      rendered
+        .filter((b) => b.kind === kind && b.subjects.some((s: Obj) => s.kind === 'ServiceAccount' && s.name === sa))
+        .map((b) => rendered.find((r) => r.kind === b.roleRef.kind && r.metadata.name === b.roleRef.name) as Obj);
+    const csv = readYaml<Obj>(csvPath());
+    const roles = boundTo('RoleBinding');
+    const clusterRoles = boundTo('ClusterRoleBinding');
+    expect(roles.length).toBeGreaterThan(0);
+    expect(clusterRoles.length).toBeGreaterThan(0);
+    expect(csv.spec.install.spec.permissions).toEqual([{ serviceAccountName: sa, rules: roles.flatMap((r) => r.rules) }]);
+    expect(csv.spec.install.spec.clusterPermissions).toEqual([{ serviceAccountName: sa, rules: clusterRoles.flatMap((r) => r.rules) }]);
+    // config/rbac/role.yaml (from +kubebuilder:rbac markers) is among them.
+    const managerRole = readYaml<Obj>(join(project, 'config/rbac/role.yaml'));
+    expect(csv.spec.install.spec.clusterPermissions[0].rules).toEqual(expect.arrayContaining(managerRole.rules));
+    // Roles nobody binds to the manager ship as bundle objects; the bound ones do not.
+    const files = Object.keys(snapshot(join(project, 'bundle/manifests')));
+    for (const r of [...roles, ...clusterRoles]) expect(files.some((f) => f.startsWith(`${r.metadata.name}_`))).toBe(false);
+  });
+
+  it('owns the CRDs of config/crd with the descriptors its markers state, and has config/samples as alm-examples', () => {
+    const csv = readYaml<Obj>(csvPath());
+    const crd = readYaml<Obj>(join(project, 'config/crd/bases/cache.example.com_memcacheds.yaml'));
+    expect(readYaml(join(project, 'bundle/manifests/cache.example.com_memcacheds.yaml'))).toEqual(crd);
+    expect(csv.spec.customresourcedefinitions.owned).toEqual([
+      {
+        name: crd.metadata.name,
+        version: 'v1alpha1',
+        kind: 'Memcached',
+        displayName: 'Memcached App',
+        description: 'Memcached is the Schema for the memcacheds API.',
+        resources: [
+          { kind: 'Deployment', version: 'v1', name: 'memcached-deployment' },
+          { kind: 'Service', version: 'v1', name: 'memcached-service' },
+        ],
+        specDescriptors: [
+          { path: 'containerPort', displayName: 'Container Port', description: 'containerPort is the port the memcached container listens on.' },
+          { path: 'size', displayName: 'Size', description: 'size defines the number of Memcached instances.', 'x-descriptors': ['urn:alm:descriptor:com.tectonic.ui:podCount'] },
+        ],
+        statusDescriptors: [
+          {
+            path: 'conditions',
+            displayName: 'Conditions',
+            description: 'conditions report how the Memcached is doing: Available, Progressing, Degraded.',
+            'x-descriptors': ['urn:alm:descriptor:io.kubernetes.conditions'],
+          },
+        ],
+      },
+    ]);
+    const samples = kustomize(join(project, 'config/samples')).map((s) => ({ ...s, metadata: { ...(s.metadata as Obj) } }));
+    expect(JSON.parse(csv.metadata.annotations['alm-examples'] as string)).toEqual(samples);
+  });
+
+  it('writes the annotations and the same Dockerfile labels, and names the CSV by package and version', () => {
+    const csv = readYaml<Obj>(csvPath());
+    expect(csv.metadata.name).toBe('memcached-operator.v0.1.0');
+    expect(csv.spec.version).toBe('0.1.0');
+    const { annotations } = readYaml<Obj>(join(project, 'bundle/metadata/annotations.yaml'));
+    expect(annotations).toMatchObject({
+      'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
+      'operators.operatorframework.io.bundle.manifests.v1': 'manifests/',
+      'operators.operatorframework.io.bundle.metadata.v1': 'metadata/',
+      'operators.operatorframework.io.bundle.package.v1': 'memcached-operator',
+      'operators.operatorframework.io.bundle.channels.v1': 'stable,preview',
+      'operators.operatorframework.io.bundle.channel.default.v1': 'stable',
+    });
+    const docker = readFileSync(join(project, 'bundle.Dockerfile'), 'utf8');
+    for (const [k, v] of Object.entries(annotations as Record<string, string>)) expect(docker).toContain(`LABEL ${k}=${v}\n`);
+  });
+
+  it('is deterministic: a second run changes nothing', async () => {
+    const before = snapshot(project);
+    const r = await opgenOk(project, 'generate', 'bundle', '--version', '0.1.0', '--channels', 'stable,preview', '--default-channel', 'stable');
+    expect(r.stdout).toBe('');
+    expect(snapshot(project)).toEqual(before);
+  });
+});
+
+describe('user edits survive regeneration', () => {
+  let p: string;
+  beforeAll(async () => {
+    p = await scaffoldTutorial(root.dir, 'edited-operator');
+  }, 120_000);
+
+  it('keeps every base CSV field the user set, through generate kustomize manifests and generate bundle', async () => {
+    const base = readYaml<Obj>(join(p, 'config/manifests/bases/edited-operator.clusterserviceversion.yaml'));
+    const edits: Obj = {
+      displayName: 'Memcached by Example',
+      description: 'Runs memcached clusters.',
+      icon: [{ base64data: 'PHN2Zy8+', mediatype: 'image/svg+xml' }],
+      keywords: ['cache', 'memcached'],
+      maintainers: [{ name: 'Ada', email: 'ada@example.com' }],
+      provider: { name: 'Example Inc', url: 'https://example.com' },
+      links: [{ name: 'Docs', url: 'https://example.com/docs' }],
+      maturity: 'beta',
+      minKubeVersion: '1.30.0',
+      installModes: [
+        { type: 'OwnNamespace', supported: true },
+        { type: 'SingleNamespace', supported: true },
+        { type: 'MultiNamespace', supported: false },
+        { type: 'AllNamespaces', supported: true },
+      ],
+    };
+    Object.assign(base.spec, edits);
+    base.metadata.annotations.categories = 'Database';
+    base.spec.customresourcedefinitions.owned[0].description = 'A memcached cluster.';
+    base.spec.customresourcedefinitions.owned[0].specDescriptors.push({ path: 'image', displayName: 'Image override' });
+    const path = join(p, 'config/manifests/bases/edited-operator.clusterserviceversion.yaml');
+    writeFileSync(path, stringify(base));
+    await opgenOk(p, 'generate', 'kustomize', 'manifests');
+    const again = readYaml<Obj>(path);
+    for (const [k, v] of Object.entries(edits)) expect(again.spec[k], k).toEqual(v);
+    expect(again.metadata.annotations.categories).toBe('Database');
+    await opgenOk(p, 'generate', 'bundle', '--version', '0.2.0');
+    const csv = readYaml<Obj>(join(p, 'bundle/manifests/edited-operator.clusterserviceversion.yaml'));
+    for (const [k, v] of Object.entries(edits)) expect(csv.spec[k], k).toEqual(v);
+    expect(csv.metadata.annotations.categories).toBe('Database');
+    const owned = csv.spec.customresourcedefinitions.owned[0];
+    // Markers state displayName; the doc comment only proposes a description, so the user's stays, and so does their extra descriptor.
+    expect(owned.specDescriptors.map((d: Obj) => d.path)).toEqual(['containerPort', 'size', 'image']);
+    expect(owned.displayName).toBe('Memcached App');
+    expect(owned.description).toBe('A memcached cluster.');
+    // With the operatorframework suite too: both validators accept the filled-in bundle.
+    const r = await opgen(p, 'bundle', 'validate', '--select-optional', 'suite=operatorframework');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(oracleErrors(oracle(join(p, 'bundle'), 'operatorframework'))).toEqual([]);
+  });
+
+  it('keeps labels and annotations the user added to bundle metadata and the Dockerfile', async () => {
+    const annPath = join(p, 'bundle/metadata/annotations.yaml');
+    const ann = readYaml<Obj>(annPath);
+    ann.annotations['com.example/team'] = 'caching';
+    writeFileSync(annPath, stringify(ann));
+    const dockerPath = join(p, 'bundle.Dockerfile');
+    writeFileSync(dockerPath, readFileSync(dockerPath, 'utf8').replace('FROM scratch\n', 'FROM scratch\nLABEL com.example/build="nightly build"\n'));
+    await opgenOk(p, 'generate', 'bundle', '--version', '0.3.0', '--channels', 'fast');
+    const after = readYaml<Obj>(annPath).annotations;
+    expect(after['com.example/team']).toBe('caching');
+    expect(after['operators.operatorframework.io.bundle.channels.v1']).toBe('fast');
+    expect(after['operators.operatorframework.io.bundle.channel.default.v1']).toBe('fast');
+    const docker = readFileSync(dockerPath, 'utf8');
+    expect(docker).toContain('LABEL com.example/team=caching\n');
+    expect(docker).toContain('LABEL com.example/build="nightly build"\n');
+    expect(docker).toContain('LABEL operators.operatorframework.io.bundle.channels.v1=fast\n');
+    // Channels are remembered when the flag is left out next time.
+    await opgenOk(p, 'generate', 'bundle', '--version', '0.3.1');
+    expect(readYaml<Obj>(annPath).annotations['operators.operatorframework.io.bundle.channels.v1']).toBe('fast');
+    const r = await opgen(p, 'bundle', 'validate');
+    expect(r.code).toBe(0);
+    expect(oracleErrors(oracle(join(p, 'bundle')))).toEqual([]);
+  });
+});
+
+describe('bad input: one line, non-zero exit, nothing written', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['a non-SemVer version', ['--version', 'v1.0'], /^--version: error: 'v1\.0' is not a SemVer version \(write MAJOR\.MINOR\.PATCH/],
+    ['an unknown default channel', ['--version', '1.0.0', '--channels', 'stable', '--default-channel', 'beta'], /^--default-channel: error: 'beta' is not one of the bundle's channels \(stable\)/],
+    ['an invalid replaces', ['--version', '1.0.0', '--replaces', 'Memcached_v1'], /^--replaces: error: 'Memcached_v1' must be a DNS-1123 subdomain/],
+    ['an invalid skip range', ['--version', '1.0.0', '--skip-range', '>=x'], /^--skip-range: error: '>=x' is not a version range/],
+  ];
+  for (const [what, args, pattern] of cases) {
+    it(what, async () => {
+      const before = snapshot(project);
+      const r = await opgen(project, 'generate', 'bundle', ...args);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(pattern);
+      expect(r.stdout).toBe('');
+      expect(snapshot(project)).toEqual(before);
+    });
+  }
+
+  it('a project without config/manifests', async () => {
+    const t = tempDir('opgen-olm-bare-');
+    try {
+      const dir = join(t.dir, 'bare');
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(dir);
+      await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
+      const before = snapshot(dir);
+      const r = await opgen(dir, 'generate', 'bundle', '--version', '0.1.0');
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^config\/manifests\/kustomization\.yaml: error: config\/manifests is missing \(run opgen generate kustomize manifests first\)/);
+      expect(snapshot(dir)).toEqual(before);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('+operator-sdk:csv:customresourcedefinitions markers', () => {
+  it('are listed by opgen markers', async () => {
+    const r = await opgenOk(project, 'markers');
+    expect(r.stdout).toContain('+operator-sdk:csv:customresourcedefinitions:[type=…],[displayName=…],[resources=…],[xDescriptors=…],[order=…]');
+    expect(r.stdout).toMatch(/on: type, field/);
+  });
+
+  it('are checked like other markers: a misspelt argument and a bad type are one line with file:line:col', async () => {
+    const types = join(project, 'src/api/v1alpha1/memcached-types.ts');
+    const original = readFileSync(types, 'utf8');
+    try {
+      writeFileSync(types, original.replace('type=spec,displayName="Size"', 'type=spec,displayname="Size"'));
+      let r = await opgen(project, 'generate');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^src\/api\/v1alpha1\/memcached-types\.ts:\d+:\d+: error: .*has no argument "displayname".*did you mean displayName/m);
+      writeFileSync(types, original.replace('type=spec,order=1', 'type=specs,order=1'));
+      const before = snapshot(join(project, 'config'));
+      r = await opgen(project, 'generate', 'kustomize', 'manifests');
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^src\/api\/v1alpha1\/memcached-types\.ts:\d+:\d+: error: type=specs is not a descriptor type \(write type=spec or type=status\)/);
+      expect(snapshot(join(project, 'config'))).toEqual(before);
+    } finally {
+      writeFileSync(types, original);
+    }
+  });
+});
+
+describe('the scaffold', () => {
+  it('has package.json scripts for bundles and catalogs', () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    for (const s of ['bundle', 'bundle-build', 'bundle-push', 'catalog-build', 'catalog-push']) expect(pkg.scripts[s], s).toBeDefined();
+    expect(pkg.scripts.bundle).toContain('opgen generate bundle');
+  });
+
+  it('config/manifests renders with kubectl kustomize to the base CSV, config/default, the samples and the scorecard', () => {
+    const kinds = kustomize(join(project, 'config/manifests')).map((o) => o.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['ClusterServiceVersion', 'Deployment', 'Memcached', 'Configuration', 'CustomResourceDefinition']));
+    expect(parse(readFileSync(join(project, 'config/manifests/kustomization.yaml'), 'utf8'))).toEqual({
+      resources: ['bases/memcached-operator.clusterserviceversion.yaml', '../default', '../samples', '../scorecard'],
+    });
+  });
+});
