@@ -16,15 +16,17 @@ import type { AdmissionHandler, AdmissionReview, Conversion, ConversionReview } 
 /** controller-runtime's cap on a review's body. */
 export const maxRequestBytes = 7 * 1024 * 1024;
 
-/** Where controller-runtime looks for tls.crt/tls.key when no folder is given. */
-export const defaultWebhookCertDir = join(tmpdir(), 'k8s-webhook-server', 'serving-certs');
+/** Where controller-runtime looks for tls.crt/tls.key when no folder is given: $TMPDIR/k8s-webhook-server/serving-certs. */
+export function defaultWebhookCertDir(): string {
+  return join(tmpdir(), 'k8s-webhook-server', 'serving-certs');
+}
 
 export interface WebhookServerOptions {
   /** Listen address; default all interfaces. */
   host?: string;
   /** Default 9443; 0 picks a free port (see `port` once listening). */
   port?: number;
-  /** Folder holding the serving certificate (`--webhook-cert-path`); reloaded when it changes. Default defaultWebhookCertDir. */
+  /** Folder holding the serving certificate (`--webhook-cert-path`); reloaded when it changes. Default defaultWebhookCertDir(). */
   certDir?: string;
   certName?: string;
   keyName?: string;
@@ -120,7 +122,7 @@ export class WebhookServer implements Runnable {
   }
 
   private certificate(signal: AbortSignal): CertificateSource {
-    const dir = this.options.certDir ?? defaultWebhookCertDir;
+    const dir = this.options.certDir ?? defaultWebhookCertDir();
     const certName = this.options.certName ?? 'tls.crt';
     if (this.options.selfSigned && !existsSync(join(dir, certName))) {
       const { source, caPem } = selfSignedCertificate(this.options.selfSigned.hosts, 'opgen-webhook-server');
