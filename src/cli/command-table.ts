@@ -2,7 +2,7 @@
 // implementation only when it runs. Building `--help` and `--version` from this table therefore loads
 // no ts-morph, TypeScript or handlebars.
 import { OpgenError } from '../diag/diagnostic.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from '../common/command-context.js';
 import { generateTargets, type GenerateTarget } from '../gen/targets.js';
 
 export interface OptionSpec {

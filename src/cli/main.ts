@@ -3,8 +3,8 @@
 import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
 import { isOpgenError, OpgenError } from '../diag/diagnostic.js';
 import { commands, groups, type CommandSpec, type Options } from './command-table.js';
-import type { CommandContext } from './context.js';
-import { opgenVersion } from './version.js';
+import type { CommandContext } from '../common/command-context.js';
+import { opgenVersion } from '../common/version.js';
 
 export interface Io {
   stdout: (text: string) => void;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../cli/main.js';
-import { opgenVersion } from '../cli/version.js';
+import { opgenVersion } from '../common/version.js';
 import { parseProject } from '../project/index.js';
 
 interface CliResult {

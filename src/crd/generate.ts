@@ -8,7 +8,7 @@ import { positionOf } from '../markers/index.js';
 import { pluralize } from '../naming/index.js';
 import type { JSONSchemaProps } from './json-schema.js';
 import type { SchemaMarker } from './markers/index.js';
-import { byteCompare } from '../gen/go-order.js';
+import { byteCompare } from '../common/go-order.js';
 import { SchemaBuilder } from './schema-builder.js';
 
 /** One folder of .ts files: an API version (controller-gen's package). */

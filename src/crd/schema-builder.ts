@@ -1,17 +1,16 @@
 // TypeScript declarations → apiextensions/v1 schemas, read syntactically. Named types are inlined (a CRD
-// may not use $ref); a field's own markers form a layer merged onto its type's schema with
-// controller-gen's flatten rules (field description wins, conflicting validations hoisted into allOf).
+// may not use $ref); a field's own markers form a layer merged onto its type's schema (./flatten.ts).
+// Where types may come from is ./type-origins.ts; what the API server would refuse, ./apiserver-refusals.ts.
 import type { ts as TS } from 'ts-morph';
+import { byteCompare } from '../common/go-order.js';
 import { OpgenError } from '../diag/diagnostic.js';
-import { closest, positionOf, type CollectedMarker, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
-import { validateValue } from './default-check.js';
+import { positionOf, type CollectedMarker, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
+import { checkFieldSchema, checkRulePaths } from './apiserver-refusals.js';
+import { flattenLayer } from './flatten.js';
 import { cloneJson, type JSONSchemaProps } from './json-schema.js';
-import { TYPE_META, knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
+import { TYPE_META } from './known-types.js';
 import { MarkerApplyError, type ApplyContext, type SchemaMarker } from './markers/index.js';
-import { byteCompare } from '../gen/go-order.js';
-
-const RUNTIME_MODULE = '@opgen/runtime';
-const KUBERNETES_MODULE = '@kubernetes/client-node';
+import { RUNTIME_MODULE, typeOrigin, type KubernetesModels } from './type-origins.js';
 
 /** What the builder needs to know about a file's folder (API version package). */
 export interface FolderDefaults {
@@ -24,8 +23,6 @@ interface Built {
   named: boolean;
   nullable: boolean;
 }
-
-type KubernetesModels = typeof import('./kubernetes/index.js');
 
 export class SchemaBuilder {
   private readonly ts: typeof TS;
@@ -191,104 +188,16 @@ export class SchemaBuilder {
 
   /** What the API server would reject about this field, refused before anything is written. */
   private checkField(file: LoadedFile, prop: TS.PropertySignature, path: string, schema: JSONSchemaProps, markers: CollectedMarker[]): void {
-    const at = (names: string[]): CollectedMarker | undefined => markers.find((m) => names.includes(m.definition.name));
-    const report = (m: CollectedMarker | undefined, message: string, fix: string): void => {
+    checkFieldSchema(schema, markers, (m, message, fix) => {
       this.errors.push(new OpgenError(`${path}: ${message}`, m ? m.where : positionOf(file, prop), fix));
-    };
-    const listType = schema['x-kubernetes-list-type'];
-    if ((listType === 'set' || listType === 'map') && schema.items?.nullable) {
-      report(at(['listType', 'k8s:listType']), `the items of a +listType=${listType} list cannot be nullable`, 'remove null from the item type, or use +listType=atomic');
-    }
-    if (listType === 'map') {
-      const keys = schema['x-kubernetes-list-map-keys'] ?? [];
-      const items = schema.items;
-      const marker = at(['listType', 'k8s:listType']);
-      if (keys.length === 0) report(marker, '+listType=map needs at least one +listMapKey', 'add +listMapKey=<field of the items>');
-      else if (!items || items.type !== 'object') report(marker, '+listType=map needs items that are objects', 'use +listType=set or atomic');
-      else {
-        for (const key of keys) {
-          const keySchema = items.properties?.[key];
-          const keyMarker = markers.find((m) => ['listMapKey', 'k8s:listMapKey'].includes(m.definition.name) && m.value === key);
-          if (!keySchema) report(keyMarker, `list map key "${key}" is not a field of the items`, `use one of ${Object.keys(items.properties ?? {}).join(', ')}`);
-          else if (!items.required?.includes(key) && keySchema.default === undefined) {
-            report(keyMarker, `list map key "${key}" is optional, and the API server requires map keys to be required or defaulted`, `make ${key} required (no ?) or give it a +kubebuilder:default`);
-          } else if (keySchema.nullable) report(keyMarker, `list map key "${key}" is nullable`, `remove null from the type of ${key}`);
-        }
-      }
-    }
-    if (schema['x-kubernetes-embedded-resource'] && schema.additionalProperties !== undefined) {
-      report(
-        at(['kubebuilder:validation:XEmbeddedResource', 'kubebuilder:validation:EmbeddedResource']),
-        'an embedded resource cannot be a map (the API server forbids additionalProperties with x-kubernetes-embedded-resource)',
-        'type the field as RawExtension from @opgen/runtime, or as an interface with apiVersion, kind and metadata',
-      );
-    }
-    this.checkRulePaths(schema, markers, report);
-    if (schema.default !== undefined) {
-      const probe = { ...schema };
-      delete probe.default;
-      const problem = validateValue(schema.default, probe);
-      if (problem) report(at(['kubebuilder:default', 'default']), `the default does not validate against the field's own schema: ${problem}`, "change the default or the field's validation markers");
-    }
-  }
-
-  /** Each CEL rule's fieldPath must name a field of the schema the rule sits on, as the API server requires. */
-  private checkRulePaths(schema: JSONSchemaProps, markers: CollectedMarker[], report: (m: CollectedMarker | undefined, message: string, fix: string) => void): void {
-    for (const m of markers) {
-      if (m.definition.name !== 'kubebuilder:validation:XValidation') continue;
-      const fieldPath = (m.value as { fieldPath?: string }).fieldPath;
-      if (fieldPath === undefined || fieldPath === '') continue;
-      const problem = fieldPathProblem(schema, fieldPath);
-      if (problem) report(m, `fieldPath "${fieldPath}" ${problem}`, `name a field below this one, e.g. ${Object.keys(schema.properties ?? {}).slice(0, 1).map((k) => `.${k}`)[0] ?? '.field'}`);
-    }
+    });
   }
 
   /** controller-gen's flatten of allOf[typeSchema, fieldLayer]. */
   private mergeLayer(file: LoadedFile, node: TS.Node, path: string, type: JSONSchemaProps, layer: JSONSchemaProps): JSONSchemaProps {
-    const out: Record<string, unknown> = { ...type };
-    const hoistType: Record<string, unknown> = {};
-    const hoistField: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(layer) as [keyof JSONSchemaProps, unknown][]) {
-      const current = out[key];
-      switch (key) {
-        case 'description':
-        case 'title':
-        case 'example':
-        case 'externalDocs':
-        case 'x-kubernetes-preserve-unknown-fields':
-        case 'x-kubernetes-map-type':
-        case 'nullable':
-          out[key] = value;
-          continue;
-        case 'properties':
-          out[key] = { ...(current as object), ...(value as object) };
-          continue;
-        case 'required':
-          out[key] = [...new Set([...((current as string[]) ?? []), ...(value as string[])])].sort(byteCompare);
-          continue;
-        case 'x-kubernetes-validations':
-          out[key] = [...(value as unknown[]), ...((current as unknown[]) ?? [])];
-          continue;
-        case 'enum':
-          if (current === undefined) out[key] = value;
-          continue;
-        case 'type':
-          if (current !== undefined && current !== value) {
-            this.fail(file, node, path, `the markers make this a ${String(value)}, but its type is a ${String(current)}`, 'remove +kubebuilder:validation:Type');
-          }
-          out[key] = value;
-          continue;
-      }
-      if (current === undefined || JSON.stringify(current) === JSON.stringify(value)) {
-        out[key] = value;
-      } else {
-        hoistType[key] = current;
-        hoistField[key] = value;
-        delete out[key];
-      }
-    }
-    if (Object.keys(hoistField).length > 0) out.allOf = [...((out.allOf as unknown[]) ?? []), hoistType, hoistField];
-    return out as JSONSchemaProps;
+    return flattenLayer(type, layer, (layerType, typeType) => {
+      this.fail(file, node, path, `the markers make this a ${layerType}, but its type is a ${typeType}`, 'remove +kubebuilder:validation:Type');
+    });
   }
 
   private typeSchema(file: LoadedFile, node: TS.TypeNode, path: string, preserveUnknown = false): Built {
@@ -413,56 +322,24 @@ export class SchemaBuilder {
 
   private reference(file: LoadedFile, node: TS.Node, name: string, args: TS.NodeArray<TS.TypeNode> | undefined, path: string, preserveUnknown = false): Built {
     const plain = (schema: JSONSchemaProps): Built => ({ schema, named: false, nullable: false });
-    const builtin = ['Array', 'ReadonlyArray', 'Record'];
-    // A name neither declared nor imported in this file is a TypeScript global (Array, Record, Date, ...).
-    const globalName = file.declarations.has(name) || file.imports.has(name.split('.')[0]!) ? undefined : name;
-    if (globalName && builtin.includes(name)) {
-      if ((name === 'Array' || name === 'ReadonlyArray') && args?.length === 1) return plain(this.arraySchema(file, args[0]!, path));
-      if (name === 'Record' && args?.length === 2) {
-        if (args[0]!.kind !== this.ts.SyntaxKind.StringKeyword) {
-          return plain(this.fail(file, args[0]!, path, 'Record keys must be string', 'use Record<string, T>, or an interface for fixed keys'));
+    const origin = typeOrigin(this.sources, this.kubernetes, file, name, args?.length ?? 0);
+    switch (origin.kind) {
+      case 'builtin': {
+        if (origin.name !== 'Record') return plain(this.arraySchema(file, args![0]!, path));
+        if (args![0]!.kind !== this.ts.SyntaxKind.StringKeyword) {
+          return plain(this.fail(file, args![0]!, path, 'Record keys must be string', 'use Record<string, T>, or an interface for fixed keys'));
         }
-        const value = args[1]!;
+        const value = args![1]!;
         if (preserveUnknown && (value.kind === this.ts.SyntaxKind.UnknownKeyword || value.kind === this.ts.SyntaxKind.AnyKeyword)) return plain({ type: 'object' });
         return plain({ additionalProperties: this.typeSchema(file, value, `${path}[key]`).schema, type: 'object' });
       }
+      case 'schema':
+        return { schema: origin.schema, named: origin.named, nullable: false };
+      case 'refused':
+        return plain(this.fail(file, node, path, origin.message, origin.fix));
+      case 'declaration':
+        return { schema: cloneJson(this.namedSchema(origin.file, origin.decl, path, file, node)), named: true, nullable: false };
     }
-    if (globalName === 'Date') return plain(this.fail(file, node, path, 'Date is not JSON', `use Time from ${RUNTIME_MODULE} (an RFC 3339 string)`));
-    if (globalName && ['Partial', 'Required', 'Pick', 'Omit', 'Readonly', 'Exclude', 'Extract', 'NonNullable', 'Map', 'Set', 'Promise'].includes(name)) {
-      return plain(this.fail(file, node, path, `${name}<...> cannot be expressed in a CRD schema`, 'write the interface out'));
-    }
-    const r = this.sources.resolve(file, name);
-    if (r.kind === 'unresolved') return plain(this.fail(file, node, path, `cannot resolve type ${name}: ${r.reason}`, 'import it with a relative path or from @opgen/runtime'));
-    if (r.kind === 'module') {
-      if (r.module === RUNTIME_MODULE) {
-        const known = knownTypeSchema(r.name);
-        if (!known) {
-          return plain(this.fail(file, node, path, `${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}`));
-        }
-        return { schema: known, named: !['int32', 'int64'].includes(r.name), nullable: false };
-      }
-      if (r.module === KUBERNETES_MODULE) {
-        if (!this.kubernetes) {
-          return plain(this.fail(file, node, path, `${r.name} from ${KUBERNETES_MODULE} needs the Kubernetes model schemas, which this opgen build lacks`, 'reinstall opgen'));
-        }
-        let schema: JSONSchemaProps | undefined;
-        try {
-          schema = this.kubernetes.kubernetesModelSchema(r.name);
-        } catch (err) {
-          return plain(this.fail(file, node, path, `${r.name} needs the Kubernetes model schemas, which could not be read: ${(err as Error).message.split('\n')[0]}`, 'reinstall opgen'));
-        }
-        if (!schema) {
-          const near = closest(r.name, this.kubernetes.kubernetesModelNames());
-          return plain(this.fail(file, node, path, `${r.name} is not a Kubernetes model opgen knows`, near ? `did you mean ${near}?` : 'use a V1... model from @kubernetes/client-node'));
-        }
-        return { schema, named: true, nullable: false };
-      }
-      return plain(this.fail(file, node, path, `cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE} and ${KUBERNETES_MODULE}; declare the type in your API folder`));
-    }
-    if (r.kind === 'constant') return plain(this.fail(file, node, path, `${name} is a value, not a type`, `for its values as an enum write (typeof ${name})[number]`));
-    if (args && args.length > 0) return plain(this.fail(file, node, path, `generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface'));
-    const schema = this.namedSchema(r.file, r.decl, path, file, node);
-    return { schema: cloneJson(schema), named: true, nullable: false };
   }
 
   private namedSchema(file: LoadedFile, decl: TopLevelDeclaration, path: string, fromFile: LoadedFile, fromNode: TS.Node): JSONSchemaProps {
@@ -499,7 +376,7 @@ export class SchemaBuilder {
     if (info?.description) schema.description = info.description;
     const typeMarkers = (info?.markers ?? []).filter((m) => m.definition.targets.includes('type'));
     this.applyMarkers(schema, typeMarkers, {}, path);
-    this.checkRulePaths(schema, typeMarkers, (m, message, fix) => {
+    checkRulePaths(schema, typeMarkers, (m, message, fix) => {
       this.errors.push(new OpgenError(`${decl.name.text}: ${message}`, m ? m.where : positionOf(file, decl.name), fix));
     });
     this.named.set(decl, schema);
@@ -548,28 +425,6 @@ export class SchemaBuilder {
     if (types.size > 1) return this.fail(file, decl, path, `enum ${decl.name.text} mixes strings and numbers`, 'use one kind of value');
     return { enum: values, type: types.has('string') ? 'string' : 'integer' };
   }
-}
-
-/** Why `fieldPath` (`.a.b`, `['a']`, `[0]`) does not name a field of `schema`, or undefined when it does. */
-function fieldPathProblem(schema: JSONSchemaProps, fieldPath: string): string | undefined {
-  let node: JSONSchemaProps | undefined = schema;
-  let rest = fieldPath;
-  if (!rest.startsWith('.') && !rest.startsWith('[')) return 'must start with . or [';
-  while (rest !== '') {
-    const m = /^\.([A-Za-z_][A-Za-z0-9_]*)|^\['((?:[^'\\]|\\.)*)'\]|^\[([0-9]+)\]/.exec(rest);
-    if (!m || !node) return 'is not a valid path';
-    rest = rest.slice(m[0].length);
-    if (m[3] !== undefined) {
-      if (node.type !== 'array' || !node.items) return `indexes into ${node.type ?? 'an untyped value'}, not an array`;
-      node = node.items;
-      continue;
-    }
-    const name = m[1] ?? m[2]!;
-    const next: JSONSchemaProps | undefined = node.properties?.[name] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
-    if (!next) return `does not name a field: there is no ${name} here`;
-    node = next;
-  }
-  return undefined;
 }
 
 function propertyName(ts: typeof TS, name: TS.PropertyName): string | undefined {

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
-import { opgenVersion } from '../cli/version.js';
+import { opgenVersion } from '../common/version.js';
 import type { ApiFolder } from '../crd/index.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
 import { Tree, commitTree } from '../scaffold/index.js';

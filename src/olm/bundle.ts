@@ -2,7 +2,7 @@
 // The CSV starts from the base CSV (the user's fields, kept as written) and gets what opgen owns: name,
 // spec.version, replaces, olm.skipRange, install strategy (deployments, permissions, clusterPermissions),
 // owned CRDs, alm-examples, webhookdefinitions and relatedImages.
-import { opgenVersion } from '../cli/version.js';
+import { opgenVersion } from '../common/version.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { LAYOUT } from '../project/index.js';
 import { renderTemplates, type Tree } from '../scaffold/index.js';

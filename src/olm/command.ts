@@ -2,7 +2,7 @@
 // `bundle validate`. Inputs are checked first; every file is staged in a Tree and written at once.
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { CommandContext } from '../cli/context.js';
+import type { CommandContext } from '../common/command-context.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { renderKustomize } from '../kustomize/render.js';
 import { checkDns1123Label } from '../naming/validate.js';

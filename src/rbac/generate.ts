@@ -1,6 +1,6 @@
 // RBAC markers (+kubebuilder:rbac) → ClusterRole/Role objects, merged and ordered exactly as controller-gen does.
 import type { CollectedMarker } from '../markers/index.js';
-import { byteCompare } from '../gen/go-order.js';
+import { byteCompare } from '../common/go-order.js';
 
 interface Rule {
   groups: string[];

@@ -2,7 +2,7 @@
 // checked as controller-gen checks them, with each problem reported at its marker.
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker } from '../markers/index.js';
-import { byteCompare } from '../gen/go-order.js';
+import { byteCompare } from '../common/go-order.js';
 
 interface WebhookMarker {
   mutating: boolean;

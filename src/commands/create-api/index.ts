@@ -1,7 +1,7 @@
 // `opgen create api`: the types module, controller, test, sample, roles and kustomize wiring of one kind,
 // then the controller's registration in src/main.ts and the resource's record in PROJECT.
 import { posix } from 'node:path';
-import type { CommandContext } from '../../cli/context.js';
+import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkDns1123Subdomain, checkKind, pluralize } from '../../naming/index.js';
 import { apiDir, controllerDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';

@@ -1,5 +1,5 @@
 // `opgen edit`: change project-wide settings recorded in PROJECT.
-import type { CommandContext } from '../../cli/context.js';
+import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { loadProject, saveProject } from '../../project/index.js';
 import { stageAndCommit } from '../shared/run-in-tree.js';

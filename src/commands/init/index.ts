@@ -1,7 +1,7 @@
 // `opgen init`: a complete TypeScript operator project in the current directory.
 import { basename } from 'node:path';
-import type { CommandContext } from '../../cli/context.js';
-import { opgenVersion } from '../../cli/version.js';
+import type { CommandContext } from '../../common/command-context.js';
+import { opgenVersion } from '../../common/version.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkDns1123Label, checkDns1123Subdomain } from '../../naming/index.js';
 import { LAYOUT, saveProject, type ProjectConfig } from '../../project/index.js';

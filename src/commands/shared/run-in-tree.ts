@@ -1,6 +1,6 @@
 // The shape every writing command shares: stage changes in a Tree, then commit them (or only print them
 // in a dry run). Anything thrown while staging leaves the directory untouched.
-import type { CommandContext } from '../../cli/context.js';
+import type { CommandContext } from '../../common/command-context.js';
 import { commitTree, Tree, type FileChange } from '../../scaffold/index.js';
 
 export function stageAndCommit(ctx: CommandContext, dryRun: boolean, stage: (tree: Tree) => void): FileChange[] {

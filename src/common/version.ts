@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 let cached: string | undefined;
 
 export function opgenVersion(): string {
-  // src/cli/version.ts and dist/cli/version.js both sit two levels below the package root.
+  // src/common/version.ts and dist/common/version.js both sit two levels below the package root.
   cached ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   return cached;
 }

@@ -1,0 +1,64 @@
+// Where a type named in a field may come from, and what each origin means for the schema: TypeScript
+// globals (Array, Record; Date and utility types refused), @opgen/runtime's known types, the Kubernetes
+// models of @kubernetes/client-node, and declarations in the user's own files. Nothing else is read
+// (node_modules never is), so each refusal names the origins that work.
+import { closest, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
+import type { JSONSchemaProps } from './json-schema.js';
+import { knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
+
+export const RUNTIME_MODULE = '@opgen/runtime';
+export const KUBERNETES_MODULE = '@kubernetes/client-node';
+
+export type KubernetesModels = typeof import('./kubernetes/index.js');
+
+export type TypeOrigin =
+  /** A TypeScript global the builder expands: Array<T>, ReadonlyArray<T>, Record<K, V>. */
+  | { kind: 'builtin'; name: 'Array' | 'ReadonlyArray' | 'Record' }
+  /** A schema known without reading source (@opgen/runtime, Kubernetes models); `named` as a named Go type. */
+  | { kind: 'schema'; schema: JSONSchemaProps; named: boolean }
+  /** A declaration in the user's files. */
+  | { kind: 'declaration'; file: LoadedFile; decl: TopLevelDeclaration }
+  | { kind: 'refused'; message: string; fix: string };
+
+const UTILITY_TYPES = ['Partial', 'Required', 'Pick', 'Omit', 'Readonly', 'Exclude', 'Extract', 'NonNullable', 'Map', 'Set', 'Promise'];
+
+/** Where `name` (written in `file`, with `argCount` type arguments) comes from. */
+export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | undefined, file: LoadedFile, name: string, argCount: number): TypeOrigin {
+  const refused = (message: string, fix: string): TypeOrigin => ({ kind: 'refused', message, fix });
+  // A name neither declared nor imported in this file is a TypeScript global (Array, Record, Date, ...).
+  const globalName = file.declarations.has(name) || file.imports.has(name.split('.')[0]!) ? undefined : name;
+  if (globalName === 'Array' || globalName === 'ReadonlyArray') {
+    if (argCount === 1) return { kind: 'builtin', name: globalName };
+  }
+  if (globalName === 'Record' && argCount === 2) return { kind: 'builtin', name: globalName };
+  if (globalName === 'Date') return refused('Date is not JSON', `use Time from ${RUNTIME_MODULE} (an RFC 3339 string)`);
+  if (globalName && UTILITY_TYPES.includes(name)) return refused(`${name}<...> cannot be expressed in a CRD schema`, 'write the interface out');
+  const r = sources.resolve(file, name);
+  if (r.kind === 'unresolved') return refused(`cannot resolve type ${name}: ${r.reason}`, 'import it with a relative path or from @opgen/runtime');
+  if (r.kind === 'module') {
+    if (r.module === RUNTIME_MODULE) {
+      const known = knownTypeSchema(r.name);
+      if (!known) return refused(`${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}`);
+      // int32/int64 are Go aliases of builtins: a field's markers apply to them directly, not as a layer.
+      return { kind: 'schema', schema: known, named: !['int32', 'int64'].includes(r.name) };
+    }
+    if (r.module === KUBERNETES_MODULE) {
+      if (!kubernetes) return refused(`${r.name} from ${KUBERNETES_MODULE} needs the Kubernetes model schemas, which this opgen build lacks`, 'reinstall opgen');
+      let schema: JSONSchemaProps | undefined;
+      try {
+        schema = kubernetes.kubernetesModelSchema(r.name);
+      } catch (err) {
+        return refused(`${r.name} needs the Kubernetes model schemas, which could not be read: ${(err as Error).message.split('\n')[0]}`, 'reinstall opgen');
+      }
+      if (!schema) {
+        const near = closest(r.name, kubernetes.kubernetesModelNames());
+        return refused(`${r.name} is not a Kubernetes model opgen knows`, near ? `did you mean ${near}?` : 'use a V1... model from @kubernetes/client-node');
+      }
+      return { kind: 'schema', schema, named: true };
+    }
+    return refused(`cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE} and ${KUBERNETES_MODULE}; declare the type in your API folder`);
+  }
+  if (r.kind === 'constant') return refused(`${name} is a value, not a type`, `for its values as an enum write (typeof ${name})[number]`);
+  if (argCount > 0) return refused(`generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface');
+  return { kind: 'declaration', file: r.file, decl: r.decl };
+}
