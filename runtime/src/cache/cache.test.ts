@@ -4,7 +4,7 @@ import { startTestEnv, type TestEnv, eventually } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import type { KubeObject } from '../api/types.js';
 import { createClient, type Client } from '../client/client.js';
-import { Transport } from '../client/internal/transport.js';
+import { Transport } from '../transport/index.js';
 import { isNotFound } from '../client/errors.js';
 import { createLogger, silentLogger } from '../log/index.js';
 import { Cache, createCache, stripManagedFields } from './cache.js';

@@ -3,8 +3,8 @@
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
 import { ApiError } from '../client/errors.js';
-import type { ListOptions, ObjectKey, Reader } from '../client/client.js';
-import { Transport } from '../client/internal/transport.js';
+import type { GetOptions, ListOptions, ObjectKey, Reader } from '../client/client.js';
+import { Transport } from '../transport/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { Informer, type InformerOptions } from './informer.js';
@@ -87,8 +87,8 @@ export class Cache implements Reader {
     return results.every(Boolean);
   }
 
-  async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey): Promise<T> {
-    const informer = await this.syncedInformer(kind, key.namespace);
+  async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, opts: GetOptions = {}): Promise<T> {
+    const informer = await this.syncedInformer(kind, key.namespace, opts.signal);
     const obj = informer.store.get(kind.namespaced ? key.namespace : undefined, key.name);
     if (!obj) {
       const name = kind.namespaced ? `${key.namespace}/${key.name}` : key.name;
@@ -109,7 +109,7 @@ export class Cache implements Reader {
       if (namespace !== undefined && namespace !== byNamespace) return emptyList(kind);
       namespace = byNamespace;
     }
-    const informer = await this.syncedInformer(kind, namespace);
+    const informer = await this.syncedInformer(kind, namespace, opts.signal);
     for (const field of Object.keys(fields)) {
       if (!informer.store.hasIndex(field)) {
         throw new Error(`list ${kind.plural} from the cache: no index for field "${field}"; add one with cache.indexField(${kind.kind}, '${field}', fn) before start, or read through manager.apiReader`);
@@ -144,7 +144,8 @@ export class Cache implements Reader {
     }
   }
 
-  private async syncedInformer<T extends KubeObject>(kind: ResourceKind<T>, namespace: string | undefined): Promise<Informer<T>> {
+  /** The informer of `kind` once synced; a read before the first list waits for it (or for `signal`). */
+  private async syncedInformer<T extends KubeObject>(kind: ResourceKind<T>, namespace: string | undefined, signal?: AbortSignal): Promise<Informer<T>> {
     const restricted = this.opts.namespaces;
     if (kind.namespaced && namespace && restricted && restricted.length > 0 && !restricted.includes(namespace)) {
       throw new Error(`the cache is restricted to namespaces ${restricted.join(', ')}; ${kind.kind} in "${namespace}" is not cached`);
@@ -152,7 +153,11 @@ export class Cache implements Reader {
     const informer = this.informerFor(kind);
     if (!informer.hasSynced()) {
       if (!this.runningSignal) throw new Error(`the cache has not been started; cannot read ${kind.kind} before manager.start()`);
-      await informer.waitForSync(this.runningSignal);
+      const waited = signal ? AbortSignal.any([signal, this.runningSignal]) : this.runningSignal;
+      if (!(await informer.waitForSync(waited))) {
+        signal?.throwIfAborted();
+        throw new Error(`the cache stopped before ${kind.kind} objects were listed`);
+      }
     }
     return informer;
   }

@@ -6,8 +6,8 @@
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
 import { ApiError, isGone, type Status } from '../client/errors.js';
-import { formatLabelSelector, resourcePath } from '../client/internal/paths.js';
-import type { Transport } from '../client/internal/transport.js';
+import { formatLabelSelector, resourcePath } from '../transport/index.js';
+import type { Transport } from '../transport/index.js';
 import { withTypeMeta } from '../client/client.js';
 import type { Logger } from '../log/index.js';
 import { objectKey, Store } from './store.js';

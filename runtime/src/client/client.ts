@@ -2,15 +2,26 @@
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
-import { describe, formatLabelSelector, resourcePath } from './internal/paths.js';
-import { Transport } from './internal/transport.js';
+import { describe, formatLabelSelector, resourcePath, Transport } from '../transport/index.js';
+
+/**
+ * Cancellation and deadline of one call; every client method takes them. Inside reconcile(), pass
+ * `ctx.signal` so a stopping manager (or lost leadership) cuts the call short.
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Deadline of this call in ms; default the client's requestTimeoutMs (60 s). 0: none. */
+  timeoutMs?: number;
+}
+
+export type GetOptions = CallOptions;
 
 export interface ObjectKey {
   namespace?: string;
   name: string;
 }
 
-export interface ListOptions {
+export interface ListOptions extends CallOptions {
   namespace?: string;
   labelSelector?: string | Record<string, string>;
   fieldSelector?: string;
@@ -32,18 +43,18 @@ export type Patch =
   | { type: 'json'; ops: JsonPatchOp[] }
   | { type: 'strategic'; body: object };
 
-export interface WriteOptions {
+export interface WriteOptions extends CallOptions {
   dryRun?: boolean;
   fieldManager?: string;
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions extends CallOptions {
   fieldManager: string;
   force?: boolean;
   dryRun?: boolean;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends CallOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   gracePeriodSeconds?: number;
   dryRun?: boolean;
@@ -51,7 +62,7 @@ export interface DeleteOptions {
 
 export interface Reader {
   /** Throws ApiError; `isNotFound(err)` when the object does not exist. */
-  get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey): Promise<T>;
+  get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, opts?: GetOptions): Promise<T>;
   list<T extends KubeObject>(kind: ResourceKind<T>, opts?: ListOptions): Promise<KubeList<T>>;
 }
 
@@ -78,6 +89,8 @@ export interface Client extends Reader, Writer {
 export interface ClientOptions {
   /** Field manager recorded for create/update/patch when the call names none. */
   fieldManager?: string;
+  /** Deadline of every call that names none (timeoutMs); default 60 s; 0 disables it. */
+  requestTimeoutMs?: number;
 }
 
 const patchContentType = {
@@ -87,7 +100,7 @@ const patchContentType = {
 } as const;
 
 export function createClient(kubeConfig: KubeConfigLike, opts: ClientOptions = {}): Client {
-  return new ApiClient(new Transport(kubeConfig), opts.fieldManager);
+  return new ApiClient(new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs }), opts.fieldManager);
 }
 
 export class ApiClient implements Client {
@@ -96,15 +109,16 @@ export class ApiClient implements Client {
     private readonly fieldManager?: string,
   ) {}
 
-  async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey): Promise<T> {
+  async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, opts: GetOptions = {}): Promise<T> {
     const ns = namespaceFor(kind, key.namespace, 'get');
-    const obj = await this.transport.request<T>('GET', resourcePath(kind, ns, key.name), { context: `get ${describe(kind, ns, key.name)}` });
+    const obj = await this.transport.request<T>('GET', resourcePath(kind, ns, key.name), { ...call(opts), context: `get ${describe(kind, ns, key.name)}` });
     return withTypeMeta(kind, obj);
   }
 
   async list<T extends KubeObject>(kind: ResourceKind<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
     const list = await this.transport.request<KubeList<T>>('GET', resourcePath(kind, opts.namespace), {
       query: { labelSelector: formatLabelSelector(opts.labelSelector), fieldSelector: opts.fieldSelector || undefined, limit: opts.limit, continue: opts.continue },
+      ...call(opts),
       context: `list ${describe(kind, opts.namespace)}`,
     });
     list.items = (list.items ?? []).map((item) => withTypeMeta(kind, item));
@@ -114,7 +128,7 @@ export class ApiClient implements Client {
   async create<T extends KubeObject>(kind: ResourceKind<T>, obj: T, opts: WriteOptions = {}): Promise<T> {
     const ns = namespaceFor(kind, obj.metadata?.namespace, 'create');
     const name = obj.metadata?.name ?? obj.metadata?.generateName;
-    return this.write(kind, 'POST', resourcePath(kind, ns), withTypeMeta(kind, { ...obj }), undefined, this.query(opts), `create ${describe(kind, ns, name)}`);
+    return this.write(kind, 'POST', resourcePath(kind, ns), withTypeMeta(kind, { ...obj }), undefined, this.query(opts), opts, `create ${describe(kind, ns, name)}`);
   }
 
   update<T extends KubeObject>(kind: ResourceKind<T>, obj: T, opts: WriteOptions = {}): Promise<T> {
@@ -138,6 +152,7 @@ export class ApiClient implements Client {
     await this.transport.request('DELETE', resourcePath(kind, ns, key.name), {
       body,
       query: { dryRun: opts.dryRun ? 'All' : undefined },
+      ...call(opts),
       context: `delete ${describe(kind, ns, key.name)}`,
     });
   }
@@ -154,14 +169,14 @@ export class ApiClient implements Client {
     const ns = namespaceFor(kind, obj.metadata?.namespace, 'update');
     const name = requireName(obj, 'update');
     const verb = sub ? `update ${sub} of` : 'update';
-    return this.write(kind, 'PUT', resourcePath(kind, ns, name, sub), withTypeMeta(kind, { ...obj }), undefined, this.query(opts), `${verb} ${describe(kind, ns, name)}`);
+    return this.write(kind, 'PUT', resourcePath(kind, ns, name, sub), withTypeMeta(kind, { ...obj }), undefined, this.query(opts), opts, `${verb} ${describe(kind, ns, name)}`);
   }
 
   private sendPatch<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, patch: Patch, sub: string | undefined, opts: WriteOptions): Promise<T> {
     const ns = namespaceFor(kind, key.namespace, 'patch');
     const body = patch.type === 'json' ? patch.ops : patch.body;
     const verb = sub ? `patch ${sub} of` : 'patch';
-    return this.write(kind, 'PATCH', resourcePath(kind, ns, key.name, sub), body, patchContentType[patch.type], this.query(opts), `${verb} ${describe(kind, ns, key.name)}`);
+    return this.write(kind, 'PATCH', resourcePath(kind, ns, key.name, sub), body, patchContentType[patch.type], this.query(opts), opts, `${verb} ${describe(kind, ns, key.name)}`);
   }
 
   private sendApply<T extends KubeObject>(kind: ResourceKind<T>, obj: T, sub: string | undefined, opts: ApplyOptions): Promise<T> {
@@ -175,6 +190,7 @@ export class ApiClient implements Client {
       withTypeMeta(kind, { ...obj }),
       'application/apply-patch+yaml',
       { fieldManager: opts.fieldManager, force: opts.force ? true : undefined, dryRun: opts.dryRun ? 'All' : undefined },
+      opts,
       `apply ${describe(kind, ns, name)}`,
     );
   }
@@ -190,11 +206,17 @@ export class ApiClient implements Client {
     body: unknown,
     contentType: string | undefined,
     query: Record<string, string | boolean | undefined>,
+    opts: CallOptions,
     context: string,
   ): Promise<T> {
-    const obj = await this.transport.request<T>(method, path, { body, contentType, query, context });
+    const obj = await this.transport.request<T>(method, path, { body, contentType, query, ...call(opts), context });
     return withTypeMeta(kind, obj);
   }
+}
+
+/** Only the call options the transport takes (not, say, a ListOptions' selectors). */
+function call(opts: CallOptions): CallOptions {
+  return { signal: opts.signal, timeoutMs: opts.timeoutMs };
 }
 
 function namespaceFor(kind: ResourceKind, namespace: string | undefined, verb: string): string | undefined {

@@ -6,6 +6,8 @@ export {
   type Writer,
   type StatusWriter,
   type ObjectKey,
+  type CallOptions,
+  type GetOptions,
   type ListOptions,
   type Patch,
   type JsonPatchOp,

@@ -2,6 +2,7 @@
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject, OwnerReference } from '../api/types.js';
 import type { Cache } from '../cache/cache.js';
+import type { EventHandlers } from '../cache/informer.js';
 import { getControllerOf, groupOf } from '../helpers/owner-references.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
@@ -16,6 +17,8 @@ export interface ControllerHost {
   readonly log: Logger;
   readonly metrics?: RuntimeMetrics;
   readonly hardStop?: AbortSignal;
+  /** Reserves a controller name (unique per manager, as in logs and metrics); throws when taken. */
+  claimControllerName(name: string): void;
   addController(c: Controller): void;
 }
 
@@ -41,8 +44,6 @@ interface Watch {
   predicates: Predicate[];
   toRequests: (obj: KubeObject) => Request[];
 }
-
-const usedNames = new WeakMap<ControllerHost, Set<string>>();
 
 export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
   private readonly watchList: Watch[] = [];
@@ -100,44 +101,43 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     this.completed = true;
     const name = this.name ?? this.forKind.kind.toLowerCase();
     if (!/^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/i.test(name)) throw new Error(`controller name "${name}" must be alphanumeric with - _ or . inside`);
-    const names = usedNames.get(this.host) ?? new Set<string>();
-    usedNames.set(this.host, names);
-    if (names.has(name)) throw new Error(`a controller named "${name}" already exists; give this one another name with .named()`);
-    names.add(name);
+    this.host.claimControllerName(name);
 
-    const informers = this.watchList.map((w) => this.host.cache.informerFor(w.kind));
-    const controller = new Controller({
+    const sources = this.watchList.map((w) => ({ informer: this.host.cache.informerFor(w.kind), handlers: this.handlersFor(w, () => controller) }));
+    const controller: Controller = new Controller({
       name,
       reconciler,
-      sources: informers,
+      sources,
       maxConcurrentReconciles: this.maxConcurrentReconciles,
       rateLimiter: this.rateLimiter,
       log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,
       hardStop: this.host.hardStop,
     });
-    this.watchList.forEach((w, i) => {
-      const predicates = [...this.globalPredicates, ...w.predicates];
-      const enqueue = (obj: KubeObject) => {
-        for (const req of safeMap(w, obj, this.host.log)) controller.enqueue(req);
-      };
-      informers[i]!.addEventHandler({
-        onAdd: (obj) => {
-          if (allowCreate(predicates, obj)) enqueue(obj);
-        },
-        onUpdate: (oldObj, newObj) => {
-          if (!allowUpdate(predicates, oldObj, newObj)) return;
-          // The old object matters when the change moves it away (e.g. a new controller owner).
-          enqueue(oldObj);
-          enqueue(newObj);
-        },
-        onDelete: (obj) => {
-          if (allowDelete(predicates, obj)) enqueue(obj);
-        },
-      });
-    });
     this.host.addController(controller);
     return controller;
+  }
+
+  /** The event handlers of one watch; the controller attaches them when it starts. */
+  private handlersFor(w: Watch, controller: () => Controller): EventHandlers {
+    const predicates = [...this.globalPredicates, ...w.predicates];
+    const enqueue = (obj: KubeObject) => {
+      for (const req of safeMap(w, obj, this.host.log)) controller().enqueue(req);
+    };
+    return {
+      onAdd: (obj) => {
+        if (allowCreate(predicates, obj)) enqueue(obj);
+      },
+      onUpdate: (oldObj, newObj) => {
+        if (!allowUpdate(predicates, oldObj, newObj)) return;
+        // The old object matters when the change moves it away (e.g. a new controller owner).
+        enqueue(oldObj);
+        enqueue(newObj);
+      },
+      onDelete: (obj) => {
+        if (allowDelete(predicates, obj)) enqueue(obj);
+      },
+    };
   }
 }
 

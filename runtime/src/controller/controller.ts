@@ -1,18 +1,26 @@
 // A controller: a work queue of namespace/name keys fed by informer events, and N workers that take
-// keys and call the reconciler. The queue guarantees one reconcile per key at a time.
+// keys and call the reconciler. The queue guarantees one reconcile per key at a time. Its sources
+// (event handlers on shared informers) are attached when the controller starts, on the leader only, as
+// controller-runtime does: a standby replica keeps warm caches but queues nothing.
 import { randomUUID } from 'node:crypto';
-import type { Informer } from '../cache/informer.js';
+import type { EventHandlers, Informer } from '../cache/informer.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { isTerminal, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
 import { WorkQueue } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 
+/** Events of one informer, turned into requests by `handlers` (which call controller.enqueue). */
+export interface Source {
+  informer: Informer;
+  handlers: EventHandlers;
+}
+
 export interface ControllerOptions {
   name: string;
   reconciler: Reconciler;
-  /** Informers whose first list must be in memory before workers start. */
-  sources: Informer[];
+  /** Attached at start(); each informer's first list must be in memory before workers start. */
+  sources: Source[];
   maxConcurrentReconciles?: number;
   rateLimiter?: RateLimiter;
   log: Logger;
@@ -60,9 +68,11 @@ export class Controller {
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) this.queue.shutDown();
     this.log.info('starting controller', { workerCount: this.workers });
+    // Objects already cached are replayed to onAdd, so nothing listed before now is missed.
+    for (const s of this.opts.sources) s.informer.addEventHandler(s.handlers);
     const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
     const syncAbort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-    const synced = await Promise.all(this.opts.sources.map((s) => s.waitForSync(syncAbort)));
+    const synced = await Promise.all(this.opts.sources.map((s) => s.informer.waitForSync(syncAbort)));
     if (signal.aborted) return;
     if (!synced.every(Boolean)) throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync`);
     const workers = Array.from({ length: this.workers }, () => this.work());

@@ -5,3 +5,6 @@
 // that passes one keeps working.
 export { loadKubeConfig, type KubeConfigLike, type LoadKubeConfigOptions } from './internal/load.js';
 export { KubeConfigError } from './internal/errors.js';
+export { defaultServiceAccountDir } from './internal/load.js';
+// For the transport: when an exec credential expires, and how to drop one the server rejected.
+export { credentialExpiresAt, credentialRejected, type ExpiringOptions, type RejectableCredentials } from './internal/exec-credential.js';

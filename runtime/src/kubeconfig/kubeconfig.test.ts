@@ -11,7 +11,7 @@ import { groupVersion } from '../api/kind.js';
 import { ConfigMap, Namespace, ServiceAccount } from '../api/builtins.js';
 import { ApiClient, createClient } from '../client/client.js';
 import { type ApiError, isForbidden } from '../client/errors.js';
-import { Transport } from '../client/internal/transport.js';
+import { Transport } from '../transport/index.js';
 import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
 import { LeaseClient } from '../leaderelection/internal/lease-client.js';
 import { createManager } from '../manager/manager.js';
@@ -267,6 +267,29 @@ describe('loadKubeConfig against a real API server', () => {
     const seconds = (Date.now() - started) / 1000;
     expect(runs().length).toBeGreaterThanOrEqual(1);
     expect(runs().length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+  });
+
+  it('(e3) a cached exec credential the API server rejects (401) is dropped: the request is retried once with a fresh one', async () => {
+    isolate();
+    // Valid for an hour by its expirationTimestamp, but revoked: the server answers 401.
+    const { tokenFile, runs } = tokenPlugin('exec-revoked', 3_600_000);
+    writeFileSync(tokenFile, 'revoked-token');
+    const kc = await loadKubeConfig();
+    await kc.applyToHTTPSOptions({}); // the plugin runs and its credential is cached
+    expect(runs()).toHaveLength(1);
+    writeFileSync(tokenFile, tokens.reader);
+
+    const client = createClient(kc);
+    const review = await client.create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:${ns}:reader`);
+    expect(runs()).toHaveLength(2);
+
+    // Only once: a plugin that keeps handing out a rejected token gives a 401 error, not a loop.
+    writeFileSync(tokenFile, 'revoked-again');
+    const before = runs().length;
+    const stale = createClient(await loadKubeConfig());
+    await expect(stale.create(SelfSubjectReview, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })).rejects.toMatchObject({ code: 401 });
+    expect(runs().length - before).toBe(2); // the first credential and the one retry
   });
 
   it('(h) an exec plugin\'s client certificate rotates: after its expirationTimestamp the same client is the new certificate\'s user, and a watch opened before keeps running', async () => {

@@ -74,19 +74,20 @@ export class LeaderElector {
 
   /**
    * Campaigns for the lease until acquired, calls `onStartedLeading` once, then renews until `signal`
-   * aborts (releases the lease, resolves `{ lost: false }`) or a renew fails for renewDeadline
-   * (resolves `{ lost: true }`; the caller must stop leader-only work at once).
+   * aborts (releases the lease unless `opts.release()` says no, resolves `{ lost: false }`), a renew
+   * fails for renewDeadline, or another holder is seen in the lease (resolves `{ lost: true }`; the
+   * caller must stop leader-only work at once).
    */
-  async run(signal: AbortSignal, onStartedLeading: () => void): Promise<{ lost: boolean }> {
+  async run(signal: AbortSignal, onStartedLeading: () => void, opts: { release?: () => boolean } = {}): Promise<{ lost: boolean }> {
     try {
-      return await this.campaign(signal, onStartedLeading);
+      return await this.campaign(signal, onStartedLeading, opts.release ?? (() => true));
     } finally {
       // Done with the lease: close the lease client's pooled connections, as the manager does for its own.
       this.leases.destroy();
     }
   }
 
-  private async campaign(signal: AbortSignal, onStartedLeading: () => void): Promise<{ lost: boolean }> {
+  private async campaign(signal: AbortSignal, onStartedLeading: () => void, mayRelease: () => boolean): Promise<{ lost: boolean }> {
     if (!(await this.acquire(signal))) return { lost: false };
     // The last attempt can succeed just as the stop arrives: hand the lease back without leading.
     if (signal.aborted) {
@@ -99,7 +100,8 @@ export class LeaderElector {
       this.log.error('leader election lost', undefined, { lease: this.leaseRef, identity: this.identity });
       return { lost: true };
     }
-    await this.release();
+    if (mayRelease()) await this.release();
+    else this.log.info('keeping the leader lease until it expires: work started as leader may still be running', { lease: this.leaseRef, identity: this.identity });
     return { lost: false };
   }
 
@@ -137,6 +139,13 @@ export class LeaderElector {
         if (remaining <= 0) break;
         renewed = await this.tryAcquireOrRenew(signal, remaining);
         if (renewed || signal.aborted) break;
+        // Another candidate holds the lease now: leadership is lost already, waiting out the renew
+        // deadline would only let us go on writing beside the new leader.
+        const holder = this.observedHolder;
+        if (holder !== undefined && holder !== '' && holder !== this.identity) {
+          this.log.info('the lease is held by another candidate now', { lease: this.leaseRef, holder });
+          return true;
+        }
         const wait = Math.min(this.retryPeriodMs, deadline - performance.now());
         if (wait <= 0 || !(await pause(wait, signal))) break;
       }
@@ -256,8 +265,13 @@ export class LeaderElector {
     return (this.observed?.spec?.holderIdentity ?? '') === this.identity;
   }
 
+  /**
+   * Whether the observed lease is still valid, judged by the duration its holder wrote into it
+   * (client-go's isLeaseValid), not by our own option: a holder with a longer lease keeps it that long.
+   */
   private leaseValid(): boolean {
-    return this.observedAt + this.leaseDurationMs > performance.now();
+    const seconds = this.observed?.spec?.leaseDurationSeconds ?? 0;
+    return this.observedAt + seconds * 1000 > performance.now();
   }
 
   private leaseDurationSeconds(): number {

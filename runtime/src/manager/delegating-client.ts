@@ -4,7 +4,7 @@
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
 import type { Cache } from '../cache/cache.js';
-import type { ApiClient, Client, ListOptions, ObjectKey, StatusWriter } from '../client/client.js';
+import type { ApiClient, Client, GetOptions, ListOptions, ObjectKey, StatusWriter } from '../client/client.js';
 
 export class DelegatingClient implements Client {
   constructor(
@@ -12,8 +12,8 @@ export class DelegatingClient implements Client {
     private readonly api: ApiClient,
   ) {}
 
-  get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey): Promise<T> {
-    return this.cache.has(kind) ? this.cache.get(kind, key) : this.api.get(kind, key);
+  get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, opts?: GetOptions): Promise<T> {
+    return this.cache.has(kind) ? this.cache.get(kind, key, opts) : this.api.get(kind, key, opts);
   }
 
   list<T extends KubeObject>(kind: ResourceKind<T>, opts?: ListOptions): Promise<KubeList<T>> {

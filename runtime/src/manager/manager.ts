@@ -1,13 +1,18 @@
 // The manager owns what every controller shares (cache, clients, metrics, probes, leader election)
 // and runs it all until a signal asks it to stop, then shuts down in order: stop taking work, let
 // in-flight reconciles finish within the grace period, release the lease, stop the caches.
+// Lost leadership is different (controller-runtime sets its shutdown timeout to zero then): another
+// replica may already be writing, so in-flight reconciles are aborted at once, the manager's client
+// refuses every further request, and the lease, no longer ours, is left alone. A drain that times
+// out is treated the same way: its reconciles are abandoned, not awaited, so the lease is kept until
+// it expires rather than handed to a successor that would overlap with them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
 import { Cache, stripManagedFields } from '../cache/cache.js';
 import { ApiClient, type Client, type Reader } from '../client/client.js';
-import { Transport } from '../client/internal/transport.js';
+import { Transport } from '../transport/index.js';
 import { Builder, type ControllerBuilder, type ControllerHost, type WatchOptions } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
 import { createEventRecorder, type EventRecorder } from '../events/index.js';
@@ -16,7 +21,7 @@ import { LeaderElector } from '../leaderelection/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
-import { defaultServiceAccountDir } from '../kubeconfig/internal/load.js';
+import { defaultServiceAccountDir } from '../kubeconfig/index.js';
 import { WebhookServer } from '../webhook/server.js';
 import { startManagerWebhooks, webhookServerOptions, type ManagerWebhookOptions } from '../webhook/internal/local-development.js';
 import { DelegatingClient } from './delegating-client.js';
@@ -73,6 +78,11 @@ export interface ManagerOptions {
   syncPeriodMs?: number;
   /** Field manager for the manager's client writes; default 'opgen-manager'. */
   fieldManager?: string;
+  /**
+   * Deadline of every API request the manager's client, cache lists and event recorder make, unless
+   * the call names its own (timeoutMs); default 60 s; 0 disables it. Watches have none.
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface Manager {
@@ -89,7 +99,11 @@ export interface Manager {
   add(runnable: Runnable): void;
   addHealthzCheck(name: string, check: Check): void;
   addReadyzCheck(name: string, check: Check): void;
-  /** Resolves after a graceful shutdown; rejects when a runnable failed, the lease was lost or draining timed out. */
+  /**
+   * Resolves after a graceful shutdown; rejects when a runnable failed, the lease was lost or draining
+   * timed out. After a rejection the process should exit non-zero (the scaffolded main does), so that
+   * a replica that lost its lease restarts as a candidate.
+   */
   start(signal: AbortSignal): Promise<void>;
   /** The ports actually bound once start() is under way (useful with ':0'). */
   readonly ports: { metrics?: number; healthProbe?: number; webhook?: number };
@@ -128,6 +142,7 @@ class ControllerManager implements Manager, ControllerHost {
   private readonly healthz = new Map<string, Check>();
   private readonly readyz = new Map<string, Check>();
   private readonly pendingEvents = new Set<Promise<unknown>>();
+  private readonly controllerNames = new Set<string>();
   private startRunnable?: (r: Runnable) => void;
   private started = false;
 
@@ -137,7 +152,9 @@ class ControllerManager implements Manager, ControllerHost {
   ) {
     this.log = opts.logger ?? createLogger();
     this.metrics = opts.metrics ?? new RuntimeMetrics();
-    this.transport = new Transport(kubeConfig);
+    // The hard stop fences every request of the manager's client, cache and event recorder: aborted
+    // in flight, refused afterwards.
+    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.hardStopController.signal });
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
     this.cache = new Cache(this.transport, {
       namespaces: opts.namespaces,
@@ -168,6 +185,11 @@ class ControllerManager implements Manager, ControllerHost {
 
   controllerFor<T extends KubeObject>(kind: ResourceKind<T>, opts?: WatchOptions): ControllerBuilder<T> {
     return new Builder<T>(this, kind, opts);
+  }
+
+  claimControllerName(name: string): void {
+    if (this.controllerNames.has(name)) throw new Error(`a controller named "${name}" already exists; give this one another name with .named()`);
+    this.controllerNames.add(name);
   }
 
   addController(c: Controller): void {
@@ -208,6 +230,7 @@ class ControllerManager implements Manager, ControllerHost {
     const running: Promise<void>[] = [];
     let cacheDone: Promise<void> = Promise.resolve();
     let electionDone: Promise<void> = Promise.resolve();
+    let leadershipLost = false;
 
     try {
       this.readyz.set('informer-sync', () => {
@@ -259,14 +282,24 @@ class ControllerManager implements Manager, ControllerHost {
           log: log.child({ logger: 'leader-election' }),
         });
         log.info('waiting for leader election', { lease: `${namespace}/${this.opts.leaderElectionID}` });
-        electionDone = elector.run(electionStop.signal, () => {
-          if (stop.signal.aborted) return;
-          log.info('became leader; starting controllers', { lease: `${namespace}/${this.opts.leaderElectionID}` });
-          leading = true;
-          for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
-        }).then(
+        electionDone = elector.run(
+          electionStop.signal,
+          () => {
+            if (stop.signal.aborted) return;
+            log.info('became leader; starting controllers', { lease: `${namespace}/${this.opts.leaderElectionID}` });
+            leading = true;
+            for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
+          },
+          // Hand the lease over only when nothing we started can still be writing.
+          { release: () => !this.hardStopController.signal.aborted },
+        ).then(
           ({ lost }) => {
-            if (lost && !stop.signal.aborted) fail(new Error('leader election lost'));
+            if (!lost) return;
+            // Someone else may lead already: stop every write now, not after a graceful drain.
+            leadershipLost = true;
+            this.hardStopController.abort(new Error('leader election lost'));
+            failure ??= new Error('leader election lost');
+            stop.abort();
           },
           (err: unknown) => fail(err),
         );
@@ -280,15 +313,20 @@ class ControllerManager implements Manager, ControllerHost {
     } finally {
       signal.removeEventListener('abort', onSignal);
       this.startRunnable = undefined;
-      log.info('stopping: no new work; waiting for in-flight reconciles', { gracefulShutdownTimeoutMs: this.timeoutMs });
       runStop.abort();
-      const drained = await settleWithin(running, this.timeoutMs);
-      if (!drained) {
-        this.hardStopController.abort();
-        log.error('graceful shutdown timed out; in-flight reconciles were abandoned', undefined, { gracefulShutdownTimeoutMs: this.timeoutMs });
-        failure ??= new Error(`runnables did not finish within the ${this.timeoutMs} ms graceful shutdown period`);
+      if (leadershipLost) {
+        log.error('leader election lost: in-flight reconciles aborted, no further writes; stopping', undefined);
+      } else {
+        log.info('stopping: no new work; waiting for in-flight reconciles', { gracefulShutdownTimeoutMs: this.timeoutMs });
+        const drained = await settleWithin(running, this.timeoutMs);
+        if (!drained) {
+          this.hardStopController.abort(new Error('the graceful shutdown period passed'));
+          log.error('graceful shutdown timed out; in-flight reconciles were abandoned and the lease is kept until it expires', undefined, { gracefulShutdownTimeoutMs: this.timeoutMs });
+          failure ??= new Error(`runnables did not finish within the ${this.timeoutMs} ms graceful shutdown period`);
+        }
       }
-      // Release the lease only now, so the next leader never overlaps with our in-flight work.
+      // Release the lease only now, so the next leader never overlaps with our in-flight work (and
+      // not at all when that work was abandoned: see the top of this file).
       electionStop.abort();
       await electionDone;
       cacheStop.abort();

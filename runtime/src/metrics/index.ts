@@ -3,7 +3,7 @@
 // globals), so two managers in one process, or one test after another, never share counters.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { hostname } from 'node:os';
-import { Transport } from '../client/internal/transport.js';
+import { Transport } from '../transport/index.js';
 import { CertWatcher, selfSignedCertificate } from '../internal/serving/cert-watcher.js';
 import { serveUntilAborted, type CertificateSource } from '../internal/serving/http-server.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';

@@ -32,6 +32,16 @@ export interface ExpiringOptions {
   [credentialExpiresAt]?: number;
 }
 
+/**
+ * A method of loadKubeConfig()'s KubeConfig, called by the runtime's transport when the API server
+ * answered 401 Unauthorized: an exec plugin's cached credential is dropped, so the retry runs the
+ * plugin again (client-go's exec round-tripper does the same). Other KubeConfigs lack it.
+ */
+export const credentialRejected: unique symbol = Symbol('opgen.credentialRejected');
+export interface RejectableCredentials {
+  [credentialRejected]?(): void;
+}
+
 export interface ExecCredentialStatus {
   token?: string;
   clientCertificateData?: string;
@@ -53,6 +63,11 @@ export class ExecCredentialPlugin {
     readonly spec: ExecSpec,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Drops the cached credential (the server rejected it); the next credential() runs the plugin. */
+  forget(): void {
+    this.cached = undefined;
+  }
 
   credential(): Promise<ExecCredentialStatus> {
     if (this.cached && this.now() < this.cached.expires) return Promise.resolve(this.cached.status);

@@ -38,9 +38,9 @@ import type * as https from 'node:https';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Cluster, KubeConfig } from '@kubernetes/client-node';
-import { unsupportedProxy } from '../../client/internal/proxy-agent.js';
+import { unsupportedProxy } from '../../transport/index.js';
 import { KubeConfigError, displayPath } from './errors.js';
-import { ExecCredentialPlugin, credentialExpiresAt, execApiVersions, type ExecApiVersion, type ExpiringOptions, type InteractiveMode } from './exec-credential.js';
+import { ExecCredentialPlugin, credentialExpiresAt, credentialRejected, execApiVersions, type ExecApiVersion, type ExpiringOptions, type InteractiveMode } from './exec-credential.js';
 import { readKubeConfigFiles, type MergedConfig, type Named, type RawCluster, type RawUser } from './files.js';
 
 /** What the runtime needs of a kubeconfig. client-node's KubeConfig is one. */
@@ -122,6 +122,11 @@ class LoadedKubeConfig implements KubeConfigLike {
 
   getCurrentCluster(): Cluster {
     return this.cluster;
+  }
+
+  /** The API server answered 401: the next applyToHTTPSOptions runs the exec plugin again. */
+  [credentialRejected](): void {
+    this.auth.exec?.forget();
   }
 
   async applyToHTTPSOptions(opts: https.RequestOptions): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Lease } from '../../api/builtins.js';
-import { Transport } from '../../client/internal/transport.js';
+import { Transport } from '../../transport/index.js';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
 
 export type { Lease };

@@ -6,7 +6,7 @@
 // no API calls, and a revoked role takes effect within the TTL.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Transport } from '../../client/internal/transport.js';
+import type { Transport } from '../../transport/index.js';
 
 export type AuthOutcome = { code: 200 } | { code: 401 | 403 | 500; message: string };
 

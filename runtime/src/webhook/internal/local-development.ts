@@ -2,7 +2,7 @@
 // server must be told where to call and which CA to trust: every webhook configuration entry whose
 // path this process serves, and every CRD whose conversion it serves, is pointed at the local URL
 // with that CA as caBundle. (envtest does the same for tests; this is that, for `npm start`.)
-import type { Transport } from '../../client/internal/transport.js';
+import type { Transport } from '../../transport/index.js';
 import { isConflict } from '../../client/errors.js';
 import type { Logger } from '../../log/index.js';
 import type { WebhookServer } from '../server.js';

@@ -4,7 +4,7 @@
 // in http/httpproxy/proxy.go (getEnvAny, canonicalAddr's portMap, useProxy's loopback check), read at
 // golang/net 0ca694d2a5adcce7f36d4d65e5f8d72390d94051.
 import { describe, expect, it } from 'vitest';
-import { proxyForCluster, proxyFromEnvironment, type Env } from './internal/proxy-env.js';
+import { proxyForCluster, proxyFromEnvironment, type Env } from './proxy-env.js';
 
 const proxyFor = (server: string, env: Env) => proxyFromEnvironment(new URL(server), env)?.url;
 

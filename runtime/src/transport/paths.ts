@@ -1,5 +1,5 @@
 // REST paths for a kind: /api/v1/namespaces/ns/configmaps/name, /apis/group/version/plural/name/status.
-import type { ResourceKind } from '../../api/kind.js';
+import type { ResourceKind } from '../api/kind.js';
 
 export function resourcePath(kind: ResourceKind, namespace?: string, name?: string, subresource?: string): string {
   let path = kind.group === '' ? `/api/${kind.version}` : `/apis/${kind.group}/${kind.version}`;

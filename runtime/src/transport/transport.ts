@@ -1,12 +1,13 @@
-// HTTP plumbing shared by the client and the cache's watcher. KubeConfig does the authentication and
-// TLS set-up; requests go through node's http(s) with one keep-alive agent (a new one when the client
-// certificate or CA changes, see agent-pool.ts) so a busy controller reuses connections instead of
-// opening one per call.
+// HTTP plumbing shared by the client, the cache's reflectors and leader election. KubeConfig does the
+// authentication and TLS set-up; requests go through node's http(s) with one keep-alive agent (a new
+// one when the client certificate or CA changes, see agent-pool.ts) so a busy controller reuses
+// connections instead of opening one per call. Every request can be cancelled (its own signal, the
+// transport's stop signal) and every non-watch request has a deadline, so no caller waits forever on
+// a server or connection that stopped answering.
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfigLike } from '../../kubeconfig/index.js';
-import { credentialExpiresAt, type ExpiringOptions } from '../../kubeconfig/internal/exec-credential.js';
-import { ApiError, type Status } from '../errors.js';
+import { credentialExpiresAt, credentialRejected, type ExpiringOptions, type KubeConfigLike, type RejectableCredentials } from '../kubeconfig/index.js';
+import { toApiError } from './api-error.js';
 import { AgentPool } from './agent-pool.js';
 import { proxyForCluster } from './proxy-env.js';
 
@@ -16,10 +17,27 @@ export interface RequestOptions {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /** Aborts the request (and the reading of its answer). */
   signal?: AbortSignal;
+  /** Deadline for this request, from sending to the last byte of the answer; default the transport's. 0: none. */
+  timeoutMs?: number;
   /** Prefix for the error message, e.g. `get memcacheds default/a`. */
   context?: string;
 }
+
+export interface TransportOptions {
+  /**
+   * Deadline of every non-watch request that names none, from sending to the last byte of the
+   * answer; default 60 s (defaultRequestTimeoutMs). 0 disables it. Watches have none: the server ends
+   * them (timeoutSeconds) and the reflector's safety net covers a silent connection.
+   */
+  requestTimeoutMs?: number;
+  /** Once aborted, requests in flight are aborted and new ones fail at once (the manager's hard stop). */
+  stop?: AbortSignal;
+}
+
+/** The default deadline of a non-watch request. */
+export const defaultRequestTimeoutMs = 60_000;
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -49,25 +67,46 @@ const minCredentialTtlMs = 1_000;
 export class Transport {
   private prepared?: Promise<Prepared>;
   private readonly agents = new AgentPool();
+  private readonly timeoutMs: number;
+  private readonly stop?: AbortSignal;
 
-  constructor(readonly kubeConfig: KubeConfigLike) {}
+  constructor(
+    readonly kubeConfig: KubeConfigLike,
+    opts: TransportOptions = {},
+  ) {
+    this.timeoutMs = opts.requestTimeoutMs ?? defaultRequestTimeoutMs;
+    this.stop = opts.stop;
+  }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const res = await this.send(method, path, opts);
-    const text = await readBody(res);
-    const code = res.statusCode ?? 0;
-    if (code === 401) this.prepared = undefined;
-    if (code < 200 || code > 299) throw toApiError(code, text, opts.context);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
+    const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    const signal = anySignal([opts.signal, this.stop, deadline]);
+    try {
+      signal?.throwIfAborted();
+      let { code, text } = await this.exchange(method, path, opts, signal);
+      if (code === 401 && this.rejected()) {
+        // A credential that expired early or was revoked: retry once with a fresh one (client-go's
+        // exec round-tripper). A 401 means the server did not act on the request, so even a POST is safe.
+        ({ code, text } = await this.exchange(method, path, opts, signal));
+        if (code === 401) this.rejected();
+      }
+      if (code < 200 || code > 299) throw toApiError(code, text, opts.context);
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    } catch (err) {
+      if (signal?.aborted) throw abortedError(signal, deadline, timeoutMs, opts.context ?? `${method} ${path}`, err);
+      throw err;
+    }
   }
 
   /** Opens a watch and yields its events until the server ends the stream or `signal` aborts. */
   async *watch(path: string, query: Query, signal: AbortSignal): AsyncGenerator<WatchEvent> {
-    const res = await this.send('GET', path, { query: { ...query, watch: true }, signal });
+    const all = anySignal([signal, this.stop])!;
+    const res = await this.send('GET', path, { query: { ...query, watch: true }, signal: all });
     const code = res.statusCode ?? 0;
     if (code < 200 || code > 299) {
       const text = await readBody(res);
-      if (code === 401) this.prepared = undefined;
+      if (code === 401) this.rejected();
       throw toApiError(code, text, `watch ${path}`);
     }
     res.setEncoding('utf8');
@@ -87,6 +126,24 @@ export class Transport {
     } finally {
       res.destroy();
     }
+  }
+
+  private async exchange(method: string, path: string, opts: RequestOptions, signal: AbortSignal | undefined): Promise<{ code: number; text: string }> {
+    const res = await this.send(method, path, { ...opts, signal });
+    const text = await readBody(res);
+    return { code: res.statusCode ?? 0, text };
+  }
+
+  /**
+   * The server refused our credentials: read them again for the next request, dropping a cached exec
+   * plugin credential first. True when there is a fresh credential worth one retry.
+   */
+  private rejected(): boolean {
+    this.prepared = undefined;
+    const kc = this.kubeConfig as KubeConfigLike & RejectableCredentials;
+    if (typeof kc[credentialRejected] !== 'function') return false;
+    kc[credentialRejected]();
+    return true;
   }
 
   private async send(method: string, path: string, opts: RequestOptions): Promise<http.IncomingMessage> {
@@ -166,13 +223,23 @@ async function readBody(res: http.IncomingMessage): Promise<string> {
   return text;
 }
 
-function toApiError(code: number, text: string, context?: string): ApiError {
-  let status: Status = {};
-  try {
-    const parsed = JSON.parse(text) as Status;
-    if (parsed && typeof parsed === 'object') status = parsed;
-  } catch {
-    status = { message: text.trim() || undefined };
-  }
-  return new ApiError(code, status, context);
+/** One signal that aborts when any of `signals` does (undefined when there are none). */
+function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}
+
+/**
+ * The error for a request cut short: a TimeoutError when its deadline passed, else an AbortError
+ * (the caller's signal or the transport's stop), with the signal's reason as its cause.
+ */
+function abortedError(signal: AbortSignal, deadline: AbortSignal | undefined, timeoutMs: number, context: string, err: unknown): Error {
+  const timedOut = deadline?.aborted === true && signal.reason === deadline.reason;
+  const reason: unknown = signal.reason;
+  const why = timedOut
+    ? `no answer within ${timeoutMs} ms (the request timeout)`
+    : `aborted${reason instanceof Error && reason.name !== 'AbortError' ? ` (${reason.message})` : ''}`;
+  const out = new Error(`${context}: ${why}`, { cause: timedOut ? err : reason });
+  out.name = timedOut ? 'TimeoutError' : 'AbortError';
+  return out;
 }

@@ -1,0 +1,120 @@
+// Deadlines and cancellation against a server that accepts connections and never answers (a hung
+// API server or a half-open connection): without them a worker waits forever.
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigMap } from '../api/builtins.js';
+import { createClient } from '../client/client.js';
+import type { KubeConfigLike } from '../kubeconfig/index.js';
+import { Transport } from './transport.js';
+
+let server: Server;
+let kubeConfig: KubeConfigLike;
+const sockets = new Set<Socket>();
+let requests = 0;
+
+beforeAll(async () => {
+  server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', () => requests++);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  kubeConfig = {
+    getCurrentCluster: () => ({ name: 'silent', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }),
+    applyToHTTPSOptions: async () => {},
+  };
+});
+
+afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** How long `p` took to reject, and with what. */
+async function rejection(p: Promise<unknown>): Promise<{ ms: number; err: Error }> {
+  const started = performance.now();
+  try {
+    await p;
+  } catch (err) {
+    return { ms: performance.now() - started, err: err as Error };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('a server that never answers', () => {
+  it('a call is aborted by its signal (ctx.signal in a reconcile), for reads and writes alike', async () => {
+    const client = createClient(kubeConfig, { requestTimeoutMs: 0 });
+    const key = { namespace: 'default', name: 'a' };
+    const calls = [
+      (signal: AbortSignal) => client.get(ConfigMap, key, { signal }),
+      (signal: AbortSignal) => client.list(ConfigMap, { namespace: 'default', signal }),
+      (signal: AbortSignal) => client.create(ConfigMap, { metadata: key }, { signal }),
+      (signal: AbortSignal) => client.update(ConfigMap, { metadata: key }, { signal }),
+      (signal: AbortSignal) => client.patch(ConfigMap, key, { type: 'merge', body: {} }, { signal }),
+      (signal: AbortSignal) => client.apply(ConfigMap, { metadata: key }, { fieldManager: 'test', signal }),
+      (signal: AbortSignal) => client.delete(ConfigMap, key, { signal }),
+      (signal: AbortSignal) => client.status().update(ConfigMap, { metadata: key }, { signal }),
+      (signal: AbortSignal) => client.status().patch(ConfigMap, key, { type: 'merge', body: {} }, { signal }),
+      (signal: AbortSignal) => client.status().apply(ConfigMap, { metadata: key }, { fieldManager: 'test', signal }),
+    ];
+    const before = requests;
+    const results = await Promise.all(
+      calls.map((call) => {
+        const ctl = new AbortController();
+        setTimeout(() => ctl.abort(), 200);
+        return rejection(call(ctl.signal));
+      }),
+    );
+    expect(requests - before).toBeGreaterThanOrEqual(calls.length); // every one reached the server
+    for (const { ms, err } of results) {
+      expect(err.name).toBe('AbortError');
+      expect(ms).toBeGreaterThanOrEqual(150);
+      expect(ms).toBeLessThan(2000);
+    }
+    expect(results[0]!.err.message).toMatch(/^get configmaps\.core default\/a: aborted/);
+    // An already-aborted signal fails at once, without sending anything.
+    const sent = requests;
+    await expect(client.get(ConfigMap, key, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(requests).toBe(sent);
+  });
+
+  it('a call without a signal is cut by the client\'s default timeout, or its own timeoutMs', async () => {
+    const client = createClient(kubeConfig, { requestTimeoutMs: 300 });
+    const viaDefault = await rejection(client.get(ConfigMap, { namespace: 'default', name: 'a' }));
+    expect(viaDefault.err.name).toBe('TimeoutError');
+    expect(viaDefault.err.message).toBe('get configmaps.core default/a: no answer within 300 ms (the request timeout)');
+    expect(viaDefault.ms).toBeGreaterThanOrEqual(250);
+    expect(viaDefault.ms).toBeLessThan(2000);
+
+    const perCall = await rejection(client.list(ConfigMap, { timeoutMs: 100 }));
+    expect(perCall.err.name).toBe('TimeoutError');
+    expect(perCall.err.message).toMatch(/no answer within 100 ms/);
+    expect(perCall.ms).toBeLessThan(250);
+
+    // The default applies without any option (60 s): here only that the transport has one.
+    const plain = new Transport(kubeConfig);
+    const ctl = new AbortController();
+    const p = rejection(plain.request('GET', '/api', { signal: ctl.signal }));
+    setTimeout(() => ctl.abort(), 100);
+    expect((await p).err.name).toBe('AbortError');
+    plain.destroy();
+  });
+
+  it('the transport\'s stop signal (the manager\'s hard stop) aborts requests in flight and refuses new ones', async () => {
+    const stop = new AbortController();
+    const transport = new Transport(kubeConfig, { stop: stop.signal, requestTimeoutMs: 0 });
+    const inFlight = rejection(transport.request('PATCH', '/api/v1/namespaces/default/configmaps/a', { body: {}, context: 'patch a' }));
+    setTimeout(() => stop.abort(new Error('leader election lost')), 200);
+    const { ms, err } = await inFlight;
+    expect(err.name).toBe('AbortError');
+    expect(err.message).toBe('patch a: aborted (leader election lost)');
+    expect(ms).toBeLessThan(2000);
+    const sent = requests;
+    await expect(transport.request('GET', '/api', { context: 'get api' })).rejects.toThrow('get api: aborted (leader election lost)');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(requests).toBe(sent);
+    transport.destroy();
+  });
+});
