@@ -113,6 +113,14 @@ describe('opgen init', () => {
     expect(read(file)).toBe(keep);
   });
 
+  it('in a folder holding a file named src: one line naming src, nothing written, and init works once it is moved', async () => {
+    writeFileSync(join(dir, 'src'), 'not a folder\n');
+    expectOneLineError(await init(), /^src: error: this is a file, but src\/[\w/.-]+ needs a folder here \(move src away and run the command again; nothing was written\)$/);
+    expect(snapshot(dir)).toEqual({ src: 'not a folder\n' });
+    rmSync(join(dir, 'src'));
+    expect((await init()).code).toBe(0);
+  });
+
   it('validates the domain as a DNS-1123 subdomain', async () => {
     expectOneLineError(await opgen(dir, 'init', '--domain', 'Example.COM', '--skip-install'), /^--domain: error: invalid domain "Example.COM": it must be a DNS-1123 subdomain/);
     expect(snapshot(dir)).toEqual({});

@@ -6,7 +6,7 @@ import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { opgenVersion } from '../common/version.js';
 import type { ApiFolder } from '../crd/index.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
-import { Tree, commitTree } from '../scaffold/index.js';
+import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
 import { createGeneratorRegistry } from './registry.js';
@@ -119,7 +119,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     }
     return reportCheck(o.cwd, differences, out);
   }
-  for (const tree of trees.values()) commitTree(tree, { dryRun: o.dryRun, out });
+  commitTrees([...trees.values()], { dryRun: o.dryRun, out });
   if (!o.dryRun) {
     writeRecord(o.cwd, {
       key,

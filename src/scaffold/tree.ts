@@ -112,6 +112,11 @@ export class Tree {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /** The file's content on disk, ignoring what is staged; undefined when there is no such file. */
+  readOnDisk(path: string): string | undefined {
+    return this.readOriginal(normalize(path));
+  }
+
   private stage(p: string, content: Staged): void {
     // Restoring the disk content drops the change instead of recording a no-op write.
     if (content !== null && this.readOriginal(p) === content) this.staged.delete(p);
