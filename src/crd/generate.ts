@@ -10,6 +10,7 @@ import type { JSONSchemaProps } from './json-schema.js';
 import type { SchemaMarker } from './markers/index.js';
 import { byteCompare } from '../common/go-order.js';
 import { SchemaBuilder } from './schema-builder.js';
+import { celChecker } from '../cel/crd-rules.js';
 
 /** One folder of .ts files: an API version (controller-gen's package). */
 export interface ApiFolder {
@@ -114,6 +115,9 @@ export function generateCrds(
     }
   }
 
+  // CEL rules are judged on the finished schema of each version, as the API server judges them.
+  const cel = celChecker(sources);
+  for (const k of found) cel.check(k.schema, k.kind, positionOf(k.file, k.decl.name), errors);
   const byKind = new Map<string, KindVersion[]>();
   for (const k of found) {
     const key = `${k.group}\u0000${k.kind}`;

@@ -1,0 +1,62 @@
+// CEL rules checked by `opgen generate crd`: a bad rule is one line pointing into the rule, and nothing is written.
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpgenErrors } from '../diag/diagnostic.js';
+import { generateCommand } from '../gen/command.js';
+
+const fixture = join(import.meta.dirname, '../../test/fixtures/cel');
+const temps: string[] = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+/** The fixture project with `marker` in place of the `// RULE` line above WidgetSpec (line 4). */
+function project(marker: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'opgen-cel-'));
+  temps.push(dir);
+  cpSync(fixture, dir, { recursive: true });
+  const types = join(dir, 'src/api/v1/types.ts');
+  writeFileSync(types, readFileSync(types, 'utf8').replace('// RULE', () => marker));
+  return dir;
+}
+
+async function generate(dir: string): Promise<string> {
+  return generateCommand({ cwd: dir, targets: ['crd'], check: false, dryRun: false }, () => {}).then(
+    () => '',
+    (e: unknown) => (e instanceof OpgenErrors ? e.message : Promise.reject(e)),
+  );
+}
+
+const crdFile = (dir: string): string => join(dir, 'config/crd/bases/cel.example.com_widgets.yaml');
+
+describe('CEL rules at generate time', () => {
+  it('writes the CRD when every rule checks', async () => {
+    const dir = project('// +kubebuilder:validation:XValidation:rule="self.tags.all(t, t.startsWith(\\"a\\")) && self.name.matches(\'^[a-z]+$\')"');
+    expect(await generate(dir)).toBe('');
+    expect(readFileSync(crdFile(dir), 'utf8')).toContain('self.tags.all(t, t.startsWith(');
+  });
+
+  const marker = (rule: string): string => `// +kubebuilder:validation:XValidation:rule="${rule}"`;
+  it.each([
+    ['a syntax error', marker('self.replicas > '), 'src/api/v1/types.ts:4:62: error: Widget.spec: CEL rule "self.replicas > ": CEL: Unexpected token: EOF (fix the syntax)'],
+    ['a type error', marker('self.name > 1'), 'src/api/v1/types.ts:4:46: error: Widget.spec: CEL rule "self.name > 1": CEL: no such overload: string > int (fix the expression against the fields of the schema it sits on)'],
+    ['an unknown field', marker('self.nmae == \\"x\\"'), 'src/api/v1/types.ts:4:46: error: Widget.spec: CEL rule "self.nmae == \\"x\\"": CEL: No such key: nmae (name a field of this schema (check the spelling and the JSON name))'],
+    ['an unknown function', marker('self.name.frobnicate()'), "src/api/v1/types.ts:4:46: error: Widget.spec: CEL rule \"self.name.frobnicate()\": CEL: found no matching overload for 'string.frobnicate()' (check the function's name and argument types; the Kubernetes CEL libraries are listed at https://kubernetes.io/docs/reference/using-api/cel/)"],
+    ['a rule over the cost budget', marker('self.notes.all(a, self.notes.all(b, a == b))'), 'src/api/v1/types.ts:4:46: error: Widget.spec: CEL rule "self.notes.all(a, self.notes.all(b, a == b))": the estimated cost '],
+  ])('refuses %s with one line pointing into the rule, and writes nothing', async (_what, line, expected) => {
+    const dir = project(line);
+    const message = await generate(dir);
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message.slice(0, expected.length)).toBe(expected);
+    expect(existsSync(crdFile(dir))).toBe(false);
+  });
+
+  it('names the unbounded field and the marker that would bound it', async () => {
+    const message = await generate(project(marker('self.notes.all(a, self.notes.all(b, a == b))')));
+    expect(message).toContain('more than 100x the API server\'s per-rule budget (10000000)');
+    expect(message).toContain('+kubebuilder:validation:MaxItems on self.notes');
+    expect(message).toContain('+kubebuilder:validation:MaxLength on self.notes[*]');
+  });
+});
