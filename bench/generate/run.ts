@@ -5,6 +5,7 @@
 //   controller-gen crd            on the Go twin (.ci/controller-gen.sh's binary)
 //   tsc --noEmit                  on the same TypeScript files
 //   opgen generate --check        on the unchanged project (all generators)
+//   opgen generate crd            again with CEL rules on every kind's spec (each checked: parse, types, cost)
 // and prints the medians and ratios. Targets (from issue 3): opgen no slower than tsc on the same files and
 // faster than controller-gen; --check well under a second.
 // Usage: npm run bench:generate -- --kinds 100 --fields 30 --runs 5 [--keep]
@@ -132,7 +133,16 @@ function time(label: string, cmd: string, args: string[], cwd: string): Timing {
   return out;
 }
 
-function writeApi(project: string, goDir: string): void {
+/** CEL rules over the spec fields that exist (the first shapes: a DNS label, a count, tags). */
+function celRules(fields: Field[]): string[] {
+  const has = (n: string): boolean => fields.some((f) => f.name === n);
+  const rules = ["self.name0.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')", "!has(oldSelf.name0) || self.name0 == oldSelf.name0"];
+  if (has('count1')) rules.push('!has(self.count1) || self.count1 % 2 == 0');
+  if (has('tags3')) rules.push("!has(self.tags3) || self.tags3.all(t, t.size() < 64 && !t.startsWith('-'))");
+  return rules;
+}
+
+function writeApi(project: string, goDir: string, withCel = false): void {
   const fields = Array.from({ length: fieldCount }, (_, i) => field(i));
   const tsTypes = new Set(fields.map((f) => f.tsType));
   const runtimeImports = ['Condition', 'ListMeta', 'ObjectMeta', 'int64']
@@ -147,9 +157,9 @@ function writeApi(project: string, goDir: string): void {
   writeFileSync(join(goApi, 'common_types.go'), render('common_types.go.hbs', { group: GROUP }));
   for (let k = 0; k < kinds; k++) {
     const kind = `Kind${String(k).padStart(3, '0')}`;
-    const context = { kind, index: k, fields, printField, runtimeImports: runtimeImports.join(', '), commonImports, usesQuantity: tsTypes.has('Quantity') };
+    const context = { kind, index: k, fields, printField, runtimeImports: runtimeImports.join(', '), commonImports, usesQuantity: tsTypes.has('Quantity'), celRules: withCel ? celRules(fields) : [] };
     writeFileSync(join(tsApi, `${kind.toLowerCase()}-types.ts`), render('kind-types.ts.hbs', context));
-    writeFileSync(join(goApi, `${kind.toLowerCase()}_types.go`), render('kind_types.go.hbs', context));
+    if (!withCel) writeFileSync(join(goApi, `${kind.toLowerCase()}_types.go`), render('kind_types.go.hbs', context));
   }
 }
 
@@ -200,6 +210,10 @@ function main(): void {
     const ours = crds(join(project, 'config', 'crd', 'bases'));
     const theirs = crds(join(goDir, 'out'));
     const equal = [...theirs].filter(([file, text]) => ours.get(file) === text).length;
+    // The same API with CEL rules on every kind: what checking the rules costs.
+    writeApi(project, goDir, true);
+    const withCel = time('opgen generate crd (CEL rules)', process.execPath, [opgenBin, 'generate', 'crd'], project);
+    const celRulesWritten = readdirSync(join(project, 'config', 'crd', 'bases')).filter((f) => readFileSync(join(project, 'config', 'crd', 'bases', f), 'utf8').includes('x-kubernetes-validations')).length;
 
     const ms = (x: number) => `${x.toFixed(0).padStart(6)} ms`;
     const line = (label: string, t: Timing) =>
@@ -211,12 +225,14 @@ function main(): void {
     line('opgen generate crd', opgen);
     line('controller-gen crd', cg);
     line('tsc --noEmit (same files)', tsc);
+    line('opgen generate crd, CEL rules', withCel);
     if (check) line('opgen generate --check', check);
     else console.log(`${'opgen generate --check'.padEnd(28)} FAILED: ${checkFailure}`);
     const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
     const ratios = (a: Timing, b: Timing) => `wall ${ratio(a.wall, b.wall)}${a.cpu.length && b.cpu.length ? `, CPU ${ratio(a.cpu, b.cpu)}` : ''}`;
     console.log(`opgen / tsc            = ${ratios(opgen, tsc)}   (target ≤ 1 on wall time: ${median(opgen.wall) <= median(tsc.wall) ? 'met' : 'NOT met'})`);
     console.log(`opgen / controller-gen = ${ratios(opgen, cg)}   (target < 1 on wall time: ${median(opgen.wall) < median(cg.wall) ? 'met' : 'NOT met'})`);
+    console.log(`with CEL / without        = ${ratios(withCel, opgen)}   (target ≤ 1.2 on wall time: ${median(withCel.wall) <= 1.2 * median(opgen.wall) ? 'met' : 'NOT met'}; ${celRulesWritten} CRDs carry rules)`);
     if (check) console.log(`--check on an unchanged project: ${median(check.wall).toFixed(0)} ms wall (target well under 1000 ms: ${median(check.wall) < 1000 ? 'met' : 'NOT met'})`);
     const load = loadavg()[0]!;
     if (load > availableParallelism()) console.log(`note: load average ${load.toFixed(1)} on ${availableParallelism()} cores while timing; wall times are inflated, compare CPU times`);

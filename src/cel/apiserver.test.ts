@@ -69,6 +69,6 @@ describe('CEL rules: opgen refuses exactly what the API server refuses', () => {
     const server = refusedByServer.get(`${plural(i)}.${GROUP}`);
     const problems = checkCelRules(rootSchema(c));
     const ours = problems.map((p) => `${p.schemaPath || '<root>'} rule ${p.index + 1} ${p.part}: ${p.message} (${p.fix})`).join('\n');
-    expect({ refused: problems.length > 0, opgen: ours, server: server ?? '' }).toMatchObject({ refused: server !== undefined });
+    expect(problems.length > 0, `opgen: ${ours || 'accepts'}\nAPI server: ${server ?? 'accepts'}`).toBe(server !== undefined);
   });
 });

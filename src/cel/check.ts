@@ -66,14 +66,16 @@ function collectSites(schema: JSONSchemaProps, site: Site, out: Site[]): void {
   if (schema['x-kubernetes-validations']?.length) out.push(site);
   const childCardinality = (max: number | undefined): number | undefined => (site.cardinality === undefined || max === undefined ? undefined : Math.min(U64_MAX, site.cardinality * Math.max(0, max)));
   if (schema.type === 'object' || schema.properties) {
-    const atomic = schema['x-kubernetes-map-type'] === 'atomic';
+    // MapIsCorrelatable: granular and atomic objects both pair their fields by name.
+    const mapType = schema['x-kubernetes-map-type'];
+    const uncorrelatableMap = mapType !== undefined && mapType !== 'granular' && mapType !== 'atomic';
     for (const [name, prop] of Object.entries(schema.properties ?? {})) {
       collectSites(prop, {
         schema: prop,
         path: site.path === '' ? name : `${site.path}.${name}`,
         isResourceRoot: !!prop['x-kubernetes-embedded-resource'],
         cardinality: site.cardinality,
-        uncorrelatable: site.uncorrelatable ?? (atomic ? site.path : undefined),
+        uncorrelatable: site.uncorrelatable ?? (uncorrelatableMap ? site.path : undefined),
         ...(site.unboundedAbove ? { unboundedAbove: site.unboundedAbove } : {}),
       }, out);
     }

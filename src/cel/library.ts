@@ -36,10 +36,13 @@ const FUNCTIONS = [
   'string.findAll(string): list<string>',
   'string.findAll(string, int): list<string>',
   // Kubernetes lists + cel-go lists v3
-  'list<A>.isSorted(): bool',
-  'list<A>.sum(): A',
-  'list<A>.min(): A',
-  'list<A>.max(): A',
+  // isSorted/min/max for comparable element types, sum for summable ones (lists.go's templatedOverloads)
+  ...['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'].flatMap((t) => [
+    `list<${t}>.isSorted(): bool`,
+    `list<${t}>.min(): ${t}`,
+    `list<${t}>.max(): ${t}`,
+  ]),
+  ...['int', 'uint', 'double', 'google.protobuf.Duration'].map((t) => `list<${t}>.sum(): ${t}`),
   'list<A>.indexOf(A): int',
   'list<A>.lastIndexOf(A): int',
   'list<A>.slice(int, int): list<A>',
@@ -67,7 +70,7 @@ const FUNCTIONS = [
   // quantity
   'quantity(string): Quantity',
   'isQuantity(string): bool',
-  'Quantity.sign(): int',
+  'sign(Quantity): int', // a global function, unlike its siblings (quantity.go)
   'Quantity.isInteger(): bool',
   'Quantity.asInteger(): int',
   'Quantity.asApproximateFloat(): double',

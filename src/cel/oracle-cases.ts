@@ -45,7 +45,7 @@ export const celCases: CelCase[] = [
   { name: 'list-macros', spec: spec(['self.tags.all(t, t.size() < 10) && self.tags.exists(t, t == "a") && self.tags.exists_one(t, t == "b")', 'self.tags.map(t, t + "x").filter(t, t.size() > 2).size() < 5']) },
   { name: 'transition', spec: spec(['self.replicas >= oldSelf.replicas']) },
   { name: 'optional-old-self', spec: spec([{ rule: '!oldSelf.hasValue() || self.replicas >= oldSelf.value().replicas', optionalOldSelf: true }]) },
-  { name: 'quantity', spec: spec(['!isQuantity(self.mem) || quantity(self.mem).isLessThan(quantity("1Gi")) && quantity(self.mem).add(1).sign() == 1']) },
+  { name: 'quantity', spec: spec(['!isQuantity(self.mem) || quantity(self.mem).isLessThan(quantity("1Gi")) && sign(quantity(self.mem).add(1)) == 1']) },
   { name: 'ip-cidr', spec: spec(['!isCIDR(self.addr) || cidr(self.addr).containsIP("10.0.0.1") && cidr(self.addr).prefixLength() > 8', '!isIP(self.addr) || ip(self.addr).family() == 4 && ip.isCanonical(self.addr)']) },
   { name: 'url', spec: spec(['!isURL(self.addr) || url(self.addr).getScheme() == "https" && url(self.addr).getHost() != ""']) },
   { name: 'regex', spec: spec(['self.name.find("[0-9]+") != "" || self.name.findAll("[a-z]").size() > 1 || self.name.matches("^[a-z]+$")']) },
@@ -56,6 +56,9 @@ export const celCases: CelCase[] = [
   { name: 'optional-chaining', spec: spec(['self.?name.orValue("") != "x" && self.labels.?foo.orValue("") != "y" && self.tags[?0].orValue("") != "z"']) },
   { name: 'lists-extension', spec: spec(['self.tags.distinct().size() == self.tags.size() && self.tags.sort().size() < 11 && lists.range(3).size() == 3 && self.tags.slice(0, 0).size() == 0']) },
   { name: 'kubernetes-lists', spec: spec(['self.tags.isSorted() && self.tags.indexOf("a") < 5 && [1, 2].sum() == 3 && [1, 2].max() == 2']) },
+  { name: 'quantity-sign-is-not-a-method', spec: spec(['quantity(self.mem).sign() == 1']) },
+  { name: 'sum-of-strings', spec: spec(['self.tags.sum() == ""']) },
+  { name: 'url-query', spec: spec(['!isURL(self.addr) || url(self.addr).getQuery().size() < 3']) },
   { name: 'message-expression', spec: spec([{ rule: 'self.replicas < 10', messageExpression: '"replicas is " + string(self.replicas)' }]) },
   { name: 'int-or-string', spec: spec(['type(self.port) == int ? self.port > 0 : self.port.matches("^[a-z]+$")']) },
   { name: 'duration-field', spec: spec(['self.timeout > duration("1s") && self.timeout < duration("1h30m")']) },
@@ -101,7 +104,7 @@ export const celCases: CelCase[] = [
   // transition rules on uncorrelatable parts of the schema
   { name: 'old-self-atomic-list-items', spec: spec([], { items: list({ type: 'object', properties: { x: int }, 'x-kubernetes-validations': [{ rule: 'self.x >= oldSelf.x' }] }, 10) }) },
   { name: 'old-self-set-list-items', spec: spec([], { items: list({ type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] }, 10, { 'x-kubernetes-list-type': 'set' }) }) },
-  { name: 'old-self-atomic-object', spec: spec([], { obj: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { x: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf' }] } } } }) },
+  { name: 'old-self-atomic-object-is-correlatable', spec: spec([], { obj: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { x: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf' }] } } } }) },
   { name: 'optional-old-self-unused', spec: spec([{ rule: 'self.replicas > 0', optionalOldSelf: true }]) },
 
   // rule text problems
