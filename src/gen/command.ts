@@ -1,6 +1,6 @@
 // `opgen generate [crd|rbac|webhook]` and `opgen markers`. Every generator stages its files in a Tree;
 // nothing is written unless every generator succeeded, and `--check` compares instead of writing.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { opgenVersion } from '../common/version.js';
@@ -72,7 +72,13 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   if (o.check) {
     const record = readRecord(o.cwd, key);
     const differences = record && compareWithRecord(record, key, scanned);
-    if (differences) return reportCheck(o.cwd, differences, out);
+    if (differences) {
+      // The record knows what opgen produces; CRD files it wrote earlier for removed kinds are left over.
+      const crdDir = targets.includes('crd') ? outputDirFor(o, targets, 'crd') : undefined;
+      const produced = new Set(Object.keys(record.outputs).filter((p) => dirname(p) === crdDir).map((p) => relative(crdDir!, p)));
+      const leftOver = crdDir ? staleCrdFiles(crdDir, produced).map((path) => ({ path, kind: 'left over' as const })) : [];
+      return reportCheck(o.cwd, [...differences, ...leftOver], out);
+    }
   }
 
   const ts = loadTypeScript();
@@ -80,6 +86,8 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   const errors: OpgenError[] = [];
   const sources = new SourceSet(ts, registry, o.cwd, errors);
   const outputs: { abs: string; content: string }[] = [];
+  /** CRD files an earlier run wrote for kinds that are gone (only files carrying opgen's annotation). */
+  const staleFiles: string[] = [];
 
   for (const target of targets) {
     const files = scanned[target]!.map((f) => sources.load(f));
@@ -89,7 +97,11 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       const { generateCrds } = await import('../crd/index.js');
       const kubernetes = await import('../crd/kubernetes/index.js');
       const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors);
-      for (const c of crds) outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
+      for (const c of crds) {
+        outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
+        warnIfTooLargeForClientSideApply(relative(o.cwd, join(outDir, c.fileName)), c.crd, out);
+      }
+      staleFiles.push(...staleCrdFiles(outDir, new Set(crds.map((c) => c.fileName))));
     } else if (target === 'rbac') {
       const { generateRoles } = await import('../rbac/index.js');
       const roles = generateRoles(packageMarkers, ROLE_NAME);
@@ -105,17 +117,24 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
 
   // One tree per root: the working directory, or an --output-dir outside it.
   const trees = new Map<string, Tree>();
-  for (const file of outputs) {
-    const inside = !relative(o.cwd, file.abs).startsWith('..');
-    const root = inside ? o.cwd : dirname(file.abs);
+  const treeFor = (abs: string): Tree => {
+    const root = !relative(o.cwd, abs).startsWith('..') ? o.cwd : dirname(abs);
     const tree = trees.get(root) ?? new Tree(root);
     trees.set(root, tree);
-    tree.write(relative(root, file.abs), file.content);
+    return tree;
+  };
+  for (const file of outputs) {
+    const tree = treeFor(file.abs);
+    tree.write(relative(tree.root, file.abs), file.content);
+  }
+  for (const abs of staleFiles) {
+    const tree = treeFor(abs);
+    tree.delete(relative(tree.root, abs));
   }
   if (o.check) {
-    const differences: { path: string; kind: 'missing' | 'stale' }[] = [];
+    const differences: { path: string; kind: 'missing' | 'stale' | 'left over' }[] = [];
     for (const tree of trees.values()) {
-      for (const c of tree.changes()) differences.push({ path: join(tree.root, c.path), kind: c.kind === 'create' ? 'missing' : 'stale' });
+      for (const c of tree.changes()) differences.push({ path: join(tree.root, c.path), kind: c.kind === 'create' ? 'missing' : c.kind === 'delete' ? 'left over' : 'stale' });
     }
     return reportCheck(o.cwd, differences, out);
   }
@@ -131,11 +150,29 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   return 0;
 }
 
-function reportCheck(cwd: string, differences: { path: string; kind: 'missing' | 'stale' }[], out: (line: string) => void): number {
+function reportCheck(cwd: string, differences: { path: string; kind: 'missing' | 'stale' | 'left over' }[], out: (line: string) => void): number {
   const lines = differences.map((d) => `${d.kind}: ${relative(cwd, d.path)}`).sort();
   for (const line of lines) out(line);
   if (lines.length > 0) out(`${lines.length} generated file${lines.length > 1 ? 's are' : ' is'} out of date: run opgen generate`);
   return lines.length > 0 ? 1 : 0;
+}
+
+/** The limit of kubectl's last-applied-configuration annotation: client-side apply fails above it. */
+const LAST_APPLIED_LIMIT = 262_144;
+
+function warnIfTooLargeForClientSideApply(file: string, crd: object, out: (line: string) => void): void {
+  const bytes = Buffer.byteLength(JSON.stringify(crd));
+  if (bytes <= LAST_APPLIED_LIMIT) return;
+  out(`warning: ${file}: the CRD is ${bytes} bytes, over the ${LAST_APPLIED_LIMIT}-byte annotation kubectl apply writes (client-side apply will fail; use kubectl apply --server-side, or shorten descriptions with crd:maxDescLen)`);
+}
+
+/** YAML files in the CRD folder that opgen wrote (they carry its annotation) and no longer produces. */
+function staleCrdFiles(outDir: string, produced: Set<string>): string[] {
+  if (!existsSync(outDir)) return [];
+  return readdirSync(outDir)
+    .filter((f) => /\.ya?ml$/.test(f) && !produced.has(f))
+    .filter((f) => /^ {4}opgen\.dev\/version: /m.test(readFileSync(join(outDir, f), 'utf8')))
+    .map((f) => join(outDir, f));
 }
 
 /** Groups loaded files by folder; a folder's package markers are those of all its files. */
