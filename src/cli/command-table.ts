@@ -35,7 +35,7 @@ export interface CommandSpec {
 
 /** Summaries of command groups that have no action of their own. */
 export const groups: Record<string, string> = {
-  create: 'Scaffold a Kubernetes API (types, controller, manifests) in an opgen project',
+  create: 'Scaffold a Kubernetes API (types, controller, manifests) or webhooks in an opgen project',
   'generate kustomize': 'Generate kustomize bases (operator-sdk\'s `generate kustomize`)',
   bundle: 'Work with OLM bundles',
 };
@@ -97,6 +97,39 @@ export const commands: readonly CommandSpec[] = [
         namespaced: o.namespaced !== false,
         resource: o.resource !== false,
         controller: o.controller !== false,
+        force: o.force === true,
+        dryRun: o.dryRun === true,
+      });
+    },
+  },
+  {
+    path: ['create', 'webhook'],
+    summary: 'Scaffold defaulting, validating or conversion webhooks for a kind, with cert-manager wiring',
+    options: [
+      { flags: '--group <group>', description: 'API group of the kind (core, apps, batch, … for built-in kinds)' },
+      { flags: '--version <version>', description: 'API version of the kind (the hub with --conversion)' },
+      { flags: '--kind <kind>', description: 'kind, e.g. Memcached or Pod' },
+      { flags: '--defaulting', description: 'a defaulting (mutating) webhook' },
+      { flags: '--programmatic-validation', description: 'a validating webhook' },
+      { flags: '--conversion', description: 'a conversion webhook; --version is the hub and becomes the storage version' },
+      { flags: '--spoke <versions>', description: 'comma-separated versions converted through the hub (with --conversion)' },
+      { flags: '--defaulting-path <path>', description: 'URL path of the defaulting webhook (default /mutate-<group>-<version>-<kind>)' },
+      { flags: '--validation-path <path>', description: 'URL path of the validating webhook (default /validate-<group>-<version>-<kind>)' },
+      { flags: '--force', description: 'scaffold a webhook again, overwriting its files' },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { createWebhookCommand } = await import('../commands/create-webhook/index.js');
+      return createWebhookCommand(ctx, {
+        group: str(o.group),
+        version: str(o.version),
+        kind: str(o.kind),
+        defaulting: o.defaulting === true,
+        validation: o.programmaticValidation === true,
+        conversion: o.conversion === true,
+        spoke: str(o.spoke),
+        defaultingPath: str(o.defaultingPath),
+        validationPath: str(o.validationPath),
         force: o.force === true,
         dryRun: o.dryRun === true,
       });

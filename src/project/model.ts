@@ -28,6 +28,8 @@ export interface ResourceConfig {
   plural?: string;
   /** The types module, relative to the project root, e.g. src/api/v1alpha1/memcached-types.ts. */
   path?: string;
+  /** A built-in Kubernetes kind (e.g. core/v1 Pod) that the project only adds webhooks to. */
+  core?: boolean;
   api?: { crdVersion: 'v1'; namespaced: boolean };
   controller?: boolean;
   webhooks?: WebhooksConfig;
@@ -37,6 +39,11 @@ export interface WebhooksConfig {
   defaulting?: boolean;
   validation?: boolean;
   conversion?: boolean;
+  /** Versions converted through this (hub) version by the conversion webhook. */
+  spoke?: string[];
+  /** Custom URL paths instead of /mutate-… and /validate-…. */
+  defaultingPath?: string;
+  validationPath?: string;
   webhookVersion: 'v1';
 }
 

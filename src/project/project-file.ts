@@ -116,7 +116,7 @@ class Reader {
   private resource(path: string[]): ResourceConfig {
     const node = this.node(path);
     if (!isMap(node)) throw this.error(node, 'each resource must be a mapping with group, version and kind');
-    this.onlyKeys(path, ['group', 'domain', 'version', 'kind', 'plural', 'path', 'api', 'controller', 'webhooks']);
+    this.onlyKeys(path, ['group', 'domain', 'version', 'kind', 'plural', 'path', 'core', 'api', 'controller', 'webhooks']);
     const r: ResourceConfig = {
       group: this.get(path, 'group', 'string', true),
       domain: this.get(path, 'domain', 'string', true),
@@ -127,6 +127,8 @@ class Reader {
     if (plural !== undefined) r.plural = plural;
     const typesPath = this.get(path, 'path', 'string');
     if (typesPath !== undefined) r.path = typesPath;
+    const core = this.get(path, 'core', 'boolean');
+    if (core !== undefined) r.core = core;
     if (this.node([...path, 'api']) !== undefined) {
       const api = [...path, 'api'];
       this.mapping(api);
@@ -138,11 +140,21 @@ class Reader {
     if (this.node([...path, 'webhooks']) !== undefined) {
       const wh = [...path, 'webhooks'];
       this.mapping(wh);
-      this.onlyKeys(wh, ['defaulting', 'validation', 'conversion', 'webhookVersion']);
+      this.onlyKeys(wh, ['defaulting', 'validation', 'conversion', 'spoke', 'defaultingPath', 'validationPath', 'webhookVersion']);
       const webhooks: WebhooksConfig = { webhookVersion: this.v1(wh, 'webhookVersion') };
       for (const key of ['defaulting', 'validation', 'conversion'] as const) {
         const v = this.get(wh, key, 'boolean');
         if (v !== undefined) webhooks[key] = v;
+      }
+      for (const key of ['defaultingPath', 'validationPath'] as const) {
+        const v = this.get(wh, key, 'string');
+        if (v !== undefined) webhooks[key] = v;
+      }
+      const spoke = this.node([...wh, 'spoke']);
+      if (spoke !== undefined && spoke !== null) {
+        const list = (spoke as Node).toJSON() as unknown;
+        if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) throw this.error(spoke, `"${[...wh, 'spoke'].join('.')}" must be a list of versions`, 'e.g. spoke: [v1beta1]');
+        webhooks.spoke = list;
       }
       r.webhooks = webhooks;
     }

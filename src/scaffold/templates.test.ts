@@ -10,14 +10,15 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
 function templateSets(): string[] {
-  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog'];
+  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/config', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke'];
 }
 
 describe('templates/', () => {
   it('has no template outside the known sets, so every template is exercised by the command tests', () => {
     const top = readdirSync(templatesRoot).sort();
-    expect(top).toEqual(['_partials', 'api', 'init', 'olm']);
+    expect(top).toEqual(['_partials', 'api', 'init', 'olm', 'webhook']);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
+    expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['config', 'conversion', 'defaulting', 'spoke', 'validation']);
   });
 
   it.each(templateSets())('every template in %s declares its overwrite policy', (set) => {
@@ -33,6 +34,10 @@ describe('templates/', () => {
     expect(policy('api/resource', '__apiDir__/__kindFile__-types.ts.hbs')).toBe('error');
     expect(policy('api/controller', '__controllerDir__/__kindFile__-controller.ts.hbs')).toBe('error');
     expect(policy('api/resource', 'config/rbac/__rolePrefix___admin_role.yaml.hbs')).toBe('overwrite');
+    expect(policy('webhook/defaulting', '__webhookDir__/__kindFile__-defaulter.ts.hbs')).toBe('error');
+    expect(policy('webhook/validation', '__webhookDir__/__kindFile__-validator.ts.hbs')).toBe('error');
+    expect(policy('webhook/spoke', '__spokeDir__/__kindFile__-conversion.ts.hbs')).toBe('error');
+    expect(policy('webhook/config', 'config/certmanager/certificate-webhook.yaml.hbs')).toBe('skip');
   });
 
   it('fills path placeholders, turns __dot__ into a dot, and --force overrides ifExists=error', () => {

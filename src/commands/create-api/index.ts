@@ -6,6 +6,7 @@ import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkDns1123Subdomain, checkKind, pluralize } from '../../naming/index.js';
 import { apiDir, controllerDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
+import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
 
 export interface CreateApiOptions {
@@ -170,30 +171,4 @@ function scaffold(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOpti
   };
   const resources = existing ? project.resources.map((r) => (r === existing ? record : r)) : [...project.resources, record];
   saveProject(tree, { ...project, resources });
-}
-
-/** `CronJob` → `cron-job`: file names are kebab-case. */
-function kebab(kind: string): string {
-  return kind
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1-$2')
-    .toLowerCase();
-}
-
-const RESERVED = new Set(
-  ('break case catch class const continue debugger default delete do else enum export extends false finally for function if ' +
-    'import in instanceof new null return super switch this throw true try typeof var void while with yield let static ' +
-    'implements interface package private protected public await arguments eval undefined').split(' '),
-);
-
-/** `CronJob` → `cronJob`, the local variable holding the object; never a reserved word. */
-function variableName(kind: string): string {
-  const name = kind.charAt(0).toLowerCase() + kind.slice(1);
-  return RESERVED.has(name) ? `${name}Object` : name;
-}
-
-/** A relative ESM import specifier from a folder to a .ts module (as its .js output). */
-function importPath(fromDir: string, toFile: string): string {
-  const rel = posix.relative(fromDir, toFile).replace(/\.ts$/, '.js');
-  return rel.startsWith('.') ? rel : `./${rel}`;
 }
