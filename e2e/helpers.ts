@@ -1,6 +1,7 @@
 // Helpers for end-to-end tests: pack the two packages as npm would publish them.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,4 +21,24 @@ export async function packPackages(dest: string): Promise<{ opgen: string; runti
     return join(dest, info.filename);
   };
   return { opgen: await pack(), runtime: await pack('-w', '@opgen/runtime') };
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Polls `check` every 200 ms for up to 60 s; fails with `context()` (the manager's log) on timeout. */
+export async function waitFor(check: () => Promise<boolean>, context: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out; manager output:\n${context()}`);
 }

@@ -2,7 +2,6 @@
 // cluster-scoped), install, type-check with tsc, generate the manifests, render config/default with
 // kubectl kustomize, and run the scaffolded controller tests against a real API server.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type Options } from 'execa';
@@ -10,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, groupVersion } from '@opgen/runtime';
 import { startTestEnv } from '@opgen/runtime/envtest';
 import { parseAllDocuments } from 'yaml';
-import { packPackages, repoRoot } from './helpers.js';
+import { freePort, packPackages, repoRoot, waitFor } from './helpers.js';
 
 const STEP = 600_000;
 
@@ -162,25 +161,6 @@ describe('scaffold end to end (packed tarballs)', () => {
     expect(String(r.all).replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+4 passed \(4\)/);
   }, STEP);
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** Polls `check` every 200 ms for up to 60 s; fails with `context()` (the manager's log) on timeout. */
-async function waitFor(check: () => Promise<boolean>, context: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out; manager output:\n${context()}`);
-}
 
 interface K8sObject {
   kind: string;

@@ -10,7 +10,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
 function templateSets(): string[] {
-  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/config', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke'];
+  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke'];
 }
 
 describe('templates/', () => {
@@ -18,7 +18,7 @@ describe('templates/', () => {
     const top = readdirSync(templatesRoot).sort();
     expect(top).toEqual(['_partials', 'api', 'init', 'olm', 'webhook']);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
-    expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['config', 'conversion', 'defaulting', 'spoke', 'validation']);
+    expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['common', 'conversion', 'defaulting', 'spoke', 'validation']);
   });
 
   it.each(templateSets())('every template in %s declares its overwrite policy', (set) => {
@@ -37,7 +37,7 @@ describe('templates/', () => {
     expect(policy('webhook/defaulting', '__webhookDir__/__kindFile__-defaulter.ts.hbs')).toBe('error');
     expect(policy('webhook/validation', '__webhookDir__/__kindFile__-validator.ts.hbs')).toBe('error');
     expect(policy('webhook/spoke', '__spokeDir__/__kindFile__-conversion.ts.hbs')).toBe('error');
-    expect(policy('webhook/config', 'config/certmanager/certificate-webhook.yaml.hbs')).toBe('skip');
+    expect(policy('webhook/common', 'config/certmanager/certificate-webhook.yaml.hbs')).toBe('skip');
   });
 
   it('fills path placeholders, turns __dot__ into a dot, and --force overrides ifExists=error', () => {

@@ -93,6 +93,9 @@ describe('opgen create webhook', () => {
     expect(read('src/api/v1beta1/memcached-types.ts')).not.toContain('storageversion');
 
     const main = read('src/main.ts');
+    expect(main).toContain("'metrics-secure': { type: 'string', default: 'true' },");
+    expect(main).toContain("metricsSecure: trueOrFalse('metrics-secure', flags['metrics-secure']),");
+    expect(main).toContain("webhook: { port: Number(flags['webhook-port']), certDir: flags['webhook-cert-path'] || undefined },");
     for (const role of ['Defaulter', 'Validator', 'Conversion']) {
       expect(main).toContain(`import { setupMemcached${role}WithManager } from './webhook/v1/memcached-${role.toLowerCase()}.js';`);
       expect(main).toMatch(new RegExp(`^    setupMemcached${role}WithManager\\(mgr\\);$`, 'm'));

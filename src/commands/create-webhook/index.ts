@@ -198,6 +198,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
     namespaced: t.existing?.api?.namespaced ?? builtin?.namespaced ?? true,
     typesImport: importPath(whDir, typesPath),
     envtestImport: importPath(whDir, 'test/envtest.ts'),
+    webhooksTestImport: importPath(whDir, 'test/webhooks.ts'),
     mutatePath: r.defaultingPath ?? t.existing?.webhooks?.defaultingPath ?? `/mutate-${dashedGroup}-${r.version}-${kindLower}`,
     validatePath: r.validationPath ?? t.existing?.webhooks?.validationPath ?? `/validate-${dashedGroup}-${r.version}-${kindLower}`,
     mutateName: `m${kindLower}-${r.version}.kb.io`,
@@ -209,7 +210,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
   const placeholders = { webhookDir: whDir, kindFile, plural: t.plural };
 
   // Shared by every webhook: Service, certificates, manager patch, network policy (each kept if present).
-  renderTemplates(tree, 'webhook/config', { data: base, placeholders });
+  renderTemplates(tree, 'webhook/common', { data: base, placeholders });
   insertInto(tree, 'config/default/kustomization.yaml', 'webhook', renderPartial('webhook-default-resources', base));
   insertInto(tree, 'config/default/kustomization.yaml', 'webhookpatch', renderPartial('webhook-default-patch', base));
   insertInto(tree, 'config/default/kustomization.yaml', 'replacements', renderPartial('webhook-default-replacements', base));
