@@ -2,7 +2,7 @@
 // one kind, with the kustomize wiring (webhook Service, cert-manager certificates, CA injection), the
 // registration in src/main.ts and the record in PROJECT.
 import { posix } from 'node:path';
-import type { CommandContext } from '../../cli/context.js';
+import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1123Label, checkKind, pluralize } from '../../naming/index.js';
 import { apiDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig, type WebhooksConfig } from '../../project/index.js';
