@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^@opgen\/runtime$/, replacement: `${runtimeSrc}index.ts` },
       { find: /^@opgen\/runtime\/envtest$/, replacement: `${runtimeSrc}envtest/index.ts` },
+      { find: /^@opgen\/runtime\/pluralize$/, replacement: `${runtimeSrc}api/pluralize.ts` },
     ],
   },
   test: {

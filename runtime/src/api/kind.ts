@@ -1,3 +1,4 @@
+import { pluralize } from './pluralize.js';
 import type { KubeObject } from './types.js';
 
 /**
@@ -22,7 +23,10 @@ export interface ResourceKind<T extends KubeObject = KubeObject> {
 export interface GroupVersion {
   readonly group: string;
   readonly version: string;
-  /** Describes a kind of this group-version. `plural` defaults to the lower-cased kind + `s`; pass kubebuilder's plural when it differs. */
+  /**
+   * Describes a kind of this group-version. `plural` defaults to kubebuilder's (flect's) plural of the
+   * kind, the one `opgen generate` gives its CRD (`Policy` → `policies`); scaffolded code passes it anyway.
+   */
   kind<T extends KubeObject>(kind: string, options?: { plural?: string; namespaced?: boolean }): ResourceKind<T>;
 }
 
@@ -36,7 +40,7 @@ export function groupVersion(group: string, version: string): GroupVersion {
         group,
         version,
         kind,
-        plural: options.plural ?? `${kind.toLowerCase()}s`,
+        plural: options.plural ?? pluralize(kind),
         namespaced: options.namespaced ?? true,
         apiVersion,
       });

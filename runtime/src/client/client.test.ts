@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
+import { groupVersion } from '../api/kind.js';
 import { Guestbook, guestbookCrd } from '../manager/testdata/guestbook.js';
 import { setStatusCondition } from '../helpers/conditions.js';
 import { createClient, type Client } from './client.js';
@@ -44,6 +45,17 @@ describe('client', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(isNotFound(err)).toBe(true);
     expect((err as ApiError).code).toBe(404);
+  });
+
+  it('a kind declared without a plural gets the plural the API server serves (flect\'s rules, as CRDs get)', async () => {
+    // lower-case + 's' would ask for ingresss, networkpolicys and priorityclasss: all 404.
+    const Ingress = groupVersion('networking.k8s.io', 'v1').kind('Ingress');
+    const NetworkPolicy = groupVersion('networking.k8s.io', 'v1').kind('NetworkPolicy');
+    const PriorityClass = groupVersion('scheduling.k8s.io', 'v1').kind('PriorityClass', { namespaced: false });
+    expect([Ingress.plural, NetworkPolicy.plural, PriorityClass.plural]).toEqual(['ingresses', 'networkpolicies', 'priorityclasses']);
+    expect((await client.list(Ingress, { namespace: ns })).items).toEqual([]);
+    expect((await client.list(NetworkPolicy, { namespace: ns })).items).toEqual([]);
+    expect((await client.list(PriorityClass)).items.map((p) => p.metadata?.name)).toContain('system-node-critical');
   });
 
   it('reports AlreadyExists, Conflict and Invalid as typed errors', async () => {
