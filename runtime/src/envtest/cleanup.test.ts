@@ -9,7 +9,8 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processesMentioning } from './testdata/processes.js';
 
-const sourceDir = fileURLToPath(new URL('.', import.meta.url));
+// The whole runtime source, not only envtest/: envtest imports shared modules such as internal/tls.
+const sourceDir = fileURLToPath(new URL('..', import.meta.url));
 // Inside the repository so the child resolves @kubernetes/client-node and yaml from node_modules.
 const childDir = fileURLToPath(new URL(`../../../node_modules/.cache/opgen-envtest-child-${process.pid}/`, import.meta.url));
 
@@ -28,7 +29,7 @@ function transpileEnvtest(): void {
   // Prints the environment's folder, then either exits without stop() or waits to be killed.
   writeFileSync(join(childDir, 'child.js'), `
 import { dirname } from 'node:path';
-import { startTestEnv } from './index.js';
+import { startTestEnv } from './envtest/index.js';
 const env = await startTestEnv();
 process.stdout.write(dirname(env.kubeconfigPath) + '\\n');
 if (process.argv[2] === 'exit') process.exit(1);
