@@ -217,6 +217,22 @@ describe('versions of one kind', () => {
   });
 });
 
+describe('versions of one kind, continued', () => {
+  it('accepts +kubebuilder:resource markers that differ only by spelling out a default', async () => {
+    const spec = `${IMPORTS}\nexport interface WidgetSpec { a?: string }\n`;
+    const out = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${spec}// +kubebuilder:resource:shortName=wd\n// +kubebuilder:storageversion\n${KIND}`,
+      'src/api/v2/gv.ts': GV,
+      'src/api/v2/types.ts': `${spec}// +kubebuilder:resource:shortName=wd,scope=Namespaced,path=widgets,singular=widget\n${KIND}`,
+    });
+    const crd = Object.values(out)[0];
+    expect(crd.spec.scope).toBe('Namespaced');
+    expect(crd.spec.names).toMatchObject({ plural: 'widgets', singular: 'widget', shortNames: ['wd'] });
+    expect(crd.spec.versions.map((v: { name: string }) => v.name)).toEqual(['v1', 'v2']);
+  });
+});
+
 describe('folder markers in the wrong place', () => {
   it('refuses +kubebuilder:validation:Optional above a type instead of silently making the whole folder optional', async () => {
     expect(

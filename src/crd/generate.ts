@@ -131,6 +131,12 @@ export function generateCrds(
   return out.sort((a, b) => byteCompare(a.fileName, b.fileName));
 }
 
+/** What a +kubebuilder:resource marker does to the CRD, with every default spelt out. */
+function resourceEffect(kind: string, value: unknown): string {
+  const r = value as { path?: string; singular?: string; shortName?: string[]; categories?: string[]; scope?: string };
+  return JSON.stringify([r.path || pluralize(kind), r.singular || kind.toLowerCase(), r.shortName ?? [], r.categories ?? [], r.scope || 'Namespaced']);
+}
+
 function marker(k: KindVersion, name: string): CollectedMarker | undefined {
   return k.markers.find((m) => m.definition.name === name);
 }
@@ -167,8 +173,9 @@ function assemble(all: KindVersion[], toolVersion: string, errors: OpgenError[])
   let firstResource: { k: KindVersion; m: CollectedMarker } | undefined;
   for (const k of kept) {
     const resource = marker(k, 'kubebuilder:resource');
-    if (resource && firstResource && JSON.stringify(resource.value) !== JSON.stringify(firstResource.m.value)) {
-      // controller-gen applies them in map order, so the CRD would depend on chance.
+    if (resource && firstResource && resourceEffect(first.kind, resource.value) !== resourceEffect(first.kind, firstResource.m.value)) {
+      // controller-gen applies them in map order, so the CRD would depend on chance. Markers that differ
+      // only in spelling (scope=Namespaced written out on one version) have the same effect and pass.
       fail(resource, k, `+kubebuilder:resource differs between versions ${firstResource.k.version} and ${k.version}`, 'write the same +kubebuilder:resource on every version');
     }
     if (resource) firstResource ??= { k, m: resource };

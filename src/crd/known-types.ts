@@ -51,6 +51,7 @@ const CONDITION: JSONSchemaProps = {
 };
 
 const KNOWN: Record<string, JSONSchemaProps> = {
+  int: { type: 'integer' },
   int32: { format: 'int32', type: 'integer' },
   int64: { format: 'int64', type: 'integer' },
   ObjectMeta: { type: 'object' },

@@ -51,8 +51,12 @@ export class SchemaBuilder {
 
   private fail(file: LoadedFile, node: TS.Node, path: string, message: string, fix?: string): JSONSchemaProps {
     this.errors.push(new OpgenError(`${path}: ${message}`, positionOf(file, node), fix));
+    this.refused.add(path);
     return {};
   }
+
+  /** Paths already refused: their markers would only add knock-on errors ("MaxProperties applies to … untyped"). */
+  private readonly refused = new Set<string>();
 
   private applyMarkers(schema: JSONSchemaProps, markers: CollectedMarker[], ctx: ApplyContext, path: string): void {
     const applicable = markers
@@ -64,6 +68,7 @@ export class SchemaBuilder {
         sm.apply(schema, m.value, ctx);
       } catch (err) {
         if (!(err instanceof MarkerApplyError)) throw err;
+        if (this.refused.has(path)) continue;
         this.errors.push(new OpgenError(`${path}: ${err.message}`, m.where, err.fix));
       }
     }
@@ -326,8 +331,16 @@ export class SchemaBuilder {
     switch (origin.kind) {
       case 'builtin': {
         if (origin.name !== 'Record') return plain(this.arraySchema(file, args![0]!, path));
+        // Any string-kinded key (string, or an alias of it carrying MinLength/Pattern …) makes a map, as
+        // controller-gen's map[KeyType]V does; a CRD cannot validate keys, so the key's markers have no effect.
         if (args![0]!.kind !== this.ts.SyntaxKind.StringKeyword) {
-          return plain(this.fail(file, args![0]!, path, 'Record keys must be string', 'use Record<string, T>, or an interface for fixed keys'));
+          const keyPath = `${path}[key type]`;
+          const key = this.typeSchema(file, args![0]!, keyPath).schema;
+          if (this.refused.has(keyPath)) {
+            this.refused.add(path); // the key's own error is the root one
+            return plain({});
+          }
+          if (key.type !== 'string') return plain(this.fail(file, args![0]!, path, 'Record keys must be strings', 'use Record<string, T> (or a string alias), or an interface for fixed keys'));
         }
         const value = args![1]!;
         if (preserveUnknown && (value.kind === this.ts.SyntaxKind.UnknownKeyword || value.kind === this.ts.SyntaxKind.AnyKeyword)) return plain({ type: 'object' });

@@ -39,8 +39,8 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
     if (r.module === RUNTIME_MODULE) {
       const known = knownTypeSchema(r.name);
       if (!known) return refused(`${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}`);
-      // int32/int64 are Go aliases of builtins: a field's markers apply to them directly, not as a layer.
-      return { kind: 'schema', schema: known, named: !['int32', 'int64'].includes(r.name) };
+      // int/int32/int64 are Go builtins: a field's markers apply to them directly, not as a layer.
+      return { kind: 'schema', schema: known, named: !['int', 'int32', 'int64'].includes(r.name) };
     }
     if (r.module === KUBERNETES_MODULE) {
       if (!kubernetes) return refused(`${r.name} from ${KUBERNETES_MODULE} needs the Kubernetes model schemas, which this opgen build lacks`, 'reinstall opgen');

@@ -216,6 +216,8 @@ describe('opgen generate refuses bad input with one line per problem and writes 
     ],
     ['webhook-side-effects', 'src/controller/widget-webhook.ts:1:4: error: webhook vwidget.kb.io: sideEffects is required (add sideEffects=None (or NoneOnDryRun))'],
     ['rbac-typo', 'src/controller/widget-controller.ts:1:66: error: +kubebuilder:rbac has no argument "verb" (did you mean verbs?)'],
+    // One root error: MaxProperties on the refused map is not reported again as "applies to object schemas".
+    ['record-number-key', 'src/api/v1/types.ts:5:19: error: Widget.spec.counts: Record keys must be strings (use Record<string, T> (or a string alias), or an interface for fixed keys)'],
     ['bad-field-path', 'src/api/v1/types.ts:8:6: error: Widget.spec.limits: fieldPath ".maximum" does not name a field: there is no maximum here (name a field below this one, e.g. .max)'],
   ];
 

@@ -2,6 +2,8 @@
 // `opgen generate` recognises it from the import and emits controller-gen's exact schema for it.
 // The values are plain JSON as the API server sends it: timestamps stay RFC 3339 strings.
 
+/** An integer of no stated width (Go's `int`): emitted as `type: integer` without a format. */
+export type int = number;
 /** A 32-bit integer: emitted as `type: integer, format: int32`. */
 export type int32 = number;
 /** A 64-bit integer: emitted as `type: integer, format: int64`. */

@@ -86,6 +86,14 @@ type Only string
 // +kubebuilder:validation:ExactlyOneOf=red;blue
 // +kubebuilder:validation:AtLeastOneOf=north;south
 type GaugeSpec struct {
+	// Retries is a plain Go int: an integer without a format.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Retries int `json:"retries,omitempty"`
+	// Aliases maps a hostname to another; its keys are a validated string type.
+	// +kubebuilder:validation:MaxProperties=8
+	// +optional
+	Aliases map[Hostname]string `json:"aliases,omitempty"`
 	// Level is even, from 0 up to (not including) 10.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10

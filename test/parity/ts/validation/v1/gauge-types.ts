@@ -1,4 +1,4 @@
-import type { IntOrString, int32, ObjectMeta, RawExtension } from '@opgen/runtime';
+import type { IntOrString, int, int32, ObjectMeta, RawExtension } from '@opgen/runtime';
 import { GroupVersion } from './groupversion-info.js';
 
 /**
@@ -87,6 +87,16 @@ export type Only = 'Only';
 // +kubebuilder:validation:ExactlyOneOf=red;blue
 // +kubebuilder:validation:AtLeastOneOf=north;south
 export interface GaugeSpec {
+  /**
+   * Retries is a plain Go int: an integer without a format.
+   * +kubebuilder:validation:Minimum=0
+   */
+  retries?: int;
+  /**
+   * Aliases maps a hostname to another; its keys are a validated string type.
+   * +kubebuilder:validation:MaxProperties=8
+   */
+  aliases?: Record<Hostname, string>;
   /**
    * Level is even, from 0 up to (not including) 10.
    * +kubebuilder:validation:Minimum=0
