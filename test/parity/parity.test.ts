@@ -203,6 +203,13 @@ const divergences: {
     message: /\.spec/,
   },
   {
+    name: 'cel-rule',
+    kind: 'meters',
+    controllerGen: (f) => expect(specOf(f)['x-kubernetes-validations']).toEqual([{ message: 'the meter reads something', rule: "self.position > 'zero'" }]), // copied unchecked: int > string
+    lines: ['+kubebuilder:validation:XValidation'],
+    message: /no such overload: int > string/,
+  },
+  {
     name: 'invalid-default',
     kind: 'dials',
     controllerGen: (f) => expect(specOf(f).properties!.level!.default).toBe('high'), // a string default on an integer
