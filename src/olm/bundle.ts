@@ -138,6 +138,19 @@ export function buildBundle(rendered: KubeObject[], inputs: BundleInputs, notes:
   const related = relatedImages(deployments, spec.relatedImages, inputs.pinned);
   if (related.length > 0) spec.relatedImages = related;
 
+  // Under OLM the serving certificate is OLM's (mounted at the same path); a Secret volume nothing in the
+  // bundle provides (cert-manager's webhook-server-cert) would keep the pod from starting.
+  const shippedSecrets = new Set(rendered.filter((o) => o.kind === 'Secret' && !consumed.has(o)).map(nameOf));
+  for (const d of deployments) {
+    const volumes = ((d.spec as { template?: { spec?: { volumes?: { name?: string; secret?: { secretName?: string; optional?: boolean } }[] } } }).template?.spec?.volumes ?? []);
+    for (const v of volumes) {
+      const secret = v.secret?.secretName;
+      if (secret && !v.secret?.optional && !shippedSecrets.has(secret)) {
+        notes.push(`note: Deployment ${nameOf(d)} mounts Secret ${secret}, which the bundle does not ship; under OLM drop that volume (e.g. leave cert-manager out of config/default: OLM mounts webhook certificates itself)`);
+      }
+    }
+  }
+
   const files = new Map<string, KubeObject>();
   files.set(bundleFileName(csv, inputs.package), csv);
   for (const c of crds) files.set(bundleFileName(c, inputs.package), c);

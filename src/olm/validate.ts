@@ -150,6 +150,12 @@ export async function validateBundleDir(cwd: string, dir: string, o: ValidateOpt
 
   const csvEntry = csvs[0];
   if (csvEntry) checkCsv(csvEntry, crds, loaded, err, warn, o);
+  if (o.optional === 'operatorframework' && existsSync(annotationsFile)) {
+    // OLM's channel naming convention (good practices): candidate*, stable*, fast*.
+    const channels = [...(annotations[ANNOTATION.channels] ?? '').split(','), annotations[ANNOTATION.defaultChannel] ?? ''].map((c) => c.trim()).filter((c) => c !== '');
+    const odd = [...new Set(channels)].filter((c) => !['candidate', 'stable', 'fast'].some((p) => c.startsWith(p)));
+    if (odd.length > 0) warn(shown(annotationsFile), `annotations["${ANNOTATION.channels}"]`, `channel${odd.length > 1 ? 's' : ''} ${odd.join(', ')} do${odd.length > 1 ? '' : 'es'} not follow OLM's naming convention`, 'name channels candidate…, stable… or fast… (https://olm.operatorframework.io/docs/best-practices/channel-naming)');
+  }
 
   // Size: gzip+base64 of every file, as OLM stages the bundle in a ConfigMap.
   let compressed = 0;

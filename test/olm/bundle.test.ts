@@ -99,6 +99,7 @@ describe('generate bundle on the tutorial operator', () => {
         specDescriptors: [
           { path: 'containerPort', displayName: 'Container Port', description: 'containerPort is the port the memcached container listens on.' },
           { path: 'size', displayName: 'Size', description: 'size defines the number of Memcached instances.', 'x-descriptors': ['urn:alm:descriptor:com.tectonic.ui:podCount'] },
+          { path: 'network.servicePort', displayName: 'Service Port', description: 'servicePort is the port of the memcached Service.' },
         ],
         statusDescriptors: [
           {
@@ -107,6 +108,7 @@ describe('generate bundle on the tutorial operator', () => {
             description: 'conditions report how the Memcached is doing: Available, Progressing, Degraded.',
             'x-descriptors': ['urn:alm:descriptor:io.kubernetes.conditions'],
           },
+          { path: 'nodes[0].name', displayName: 'Name', description: 'name of the pod.', 'x-descriptors': ['urn:alm:descriptor:text'] },
         ],
       },
     ]);
@@ -180,7 +182,7 @@ describe('user edits survive regeneration', () => {
     expect(csv.metadata.annotations.categories).toBe('Database');
     const owned = csv.spec.customresourcedefinitions.owned[0];
     // Markers state displayName; the doc comment only proposes a description, so the user's stays, and so does their extra descriptor.
-    expect(owned.specDescriptors.map((d: Obj) => d.path)).toEqual(['containerPort', 'size', 'image']);
+    expect(owned.specDescriptors.map((d: Obj) => d.path)).toEqual(['containerPort', 'size', 'network.servicePort', 'image']);
     expect(owned.displayName).toBe('Memcached App');
     expect(owned.description).toBe('A memcached cluster.');
     // With the operatorframework suite too: both validators accept the filled-in bundle.
@@ -233,6 +235,22 @@ describe('bad input: one line, non-zero exit, nothing written', () => {
       expect(snapshot(project)).toEqual(before);
     });
   }
+
+  it('--use-image-digests with a registry that does not answer', async () => {
+    const manager = join(project, 'config/manager/manager.yaml');
+    const original = readFileSync(manager, 'utf8');
+    writeFileSync(manager, original.replace('image: controller:latest', 'image: localhost:1/memcached-operator:v0.1.0'));
+    try {
+      const before = snapshot(project);
+      const r = await opgen(project, 'generate', 'bundle', '--version', '0.1.0', '--use-image-digests');
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^--use-image-digests: error: cannot resolve localhost:1\/memcached-operator:v0\.1\.0 to a digest: .+ \(push the image first/);
+      expect(snapshot(project)).toEqual(before);
+    } finally {
+      writeFileSync(manager, original);
+    }
+  });
 
   it('a project without config/manifests', async () => {
     const t = tempDir('opgen-olm-bare-');
@@ -294,5 +312,53 @@ describe('the scaffold', () => {
     expect(parse(readFileSync(join(project, 'config/manifests/kustomization.yaml'), 'utf8'))).toEqual({
       resources: ['bases/memcached-operator.clusterserviceversion.yaml', '../default', '../samples', '../scorecard'],
     });
+  });
+});
+
+describe('webhooks', () => {
+  let p: string;
+  let out: { stdout: string; stderr: string };
+  const fixtures = join(import.meta.dirname, 'fixtures/webhook');
+  beforeAll(async () => {
+    p = await scaffoldTutorial(root.dir, 'webhook-operator');
+    const { cpSync, mkdirSync, copyFileSync } = await import('node:fs');
+    copyFileSync(join(fixtures, 'memcached-webhook.ts'), join(p, 'src/api/v1alpha1/memcached-webhook.ts'));
+    mkdirSync(join(p, 'config/webhook'), { recursive: true });
+    for (const f of ['kustomization.yaml', 'kustomizeconfig.yaml', 'service.yaml']) cpSync(join(fixtures, f), join(p, 'config/webhook', f));
+    copyFileSync(join(fixtures, 'webhook_in_memcacheds.yaml'), join(p, 'config/crd/webhook_in_memcacheds.yaml'));
+    copyFileSync(join(fixtures, 'manager_webhook_patch.yaml'), join(p, 'config/default/manager_webhook_patch.yaml'));
+    const edit = (file: string, from: string | RegExp, to: string): void => {
+      const text = readFileSync(join(p, file), 'utf8');
+      const next = text.replace(from, to);
+      if (next === text) throw new Error(`${file}: ${String(from)} not found`);
+      writeFileSync(join(p, file), next);
+    };
+    edit('config/crd/kustomization.yaml', '# +opgen:scaffold:crdkustomizewebhookpatch', '- path: webhook_in_memcacheds.yaml\n# +opgen:scaffold:crdkustomizewebhookpatch');
+    edit('config/crd/kustomization.yaml', '#configurations:\n#- kustomizeconfig.yaml', 'configurations:\n- kustomizeconfig.yaml');
+    edit('config/default/kustomization.yaml', '- ../manager\n', '- ../manager\n- ../webhook\n');
+    edit('config/default/kustomization.yaml', /patches:\n/, 'patches:\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment\n');
+    await opgenOk(p, 'generate');
+    out = await opgenOk(p, 'generate', 'bundle', '--version', '0.1.0');
+  }, 120_000);
+
+  it('become webhookdefinitions (admission and conversion), not bundle files; both validators pass', async () => {
+    const csv = readYaml<Obj>(join(p, 'bundle/manifests/webhook-operator.clusterserviceversion.yaml'));
+    const rendered = kustomize(join(p, 'config/default')) as Obj[];
+    const mutating = rendered.find((o) => o.kind === 'MutatingWebhookConfiguration')!.webhooks[0] as Obj;
+    const validating = rendered.find((o) => o.kind === 'ValidatingWebhookConfiguration')!.webhooks[0] as Obj;
+    const deployment = (rendered.find((o) => o.kind === 'Deployment') as Obj).metadata.name as string;
+    const common = { deploymentName: deployment, containerPort: 443, targetPort: 9443, admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail' };
+    expect(csv.spec.webhookdefinitions).toEqual([
+      { ...common, type: 'MutatingAdmissionWebhook', generateName: 'mmemcached-v1alpha1.kb.io', rules: mutating.rules, webhookPath: '/mutate-cache-example-com-v1alpha1-memcached' },
+      { ...common, type: 'ValidatingAdmissionWebhook', generateName: 'vmemcached-v1alpha1.kb.io', rules: validating.rules, webhookPath: '/validate-cache-example-com-v1alpha1-memcached' },
+      { ...common, type: 'ConversionWebhook', generateName: 'cmemcacheds.cache.example.com', conversionCRDs: ['memcacheds.cache.example.com'], webhookPath: '/convert', failurePolicy: undefined },
+    ].map((d) => JSON.parse(JSON.stringify(d)) as Obj));
+    const files = Object.keys(snapshot(join(p, 'bundle/manifests')));
+    expect(files.filter((f) => /webhook-service|webhookconfiguration/.test(f))).toEqual([]);
+    expect(out.stderr).toMatch(/note: Deployment webhook-operator-controller-manager mounts Secret webhook-server-cert, which the bundle does not ship/);
+    const r = await opgen(p, 'bundle', 'validate');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(oracleErrors(oracle(join(p, 'bundle')))).toEqual([]);
   });
 });

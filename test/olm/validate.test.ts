@@ -190,6 +190,17 @@ describe('bundle validate vs operator-framework/api on one-defect bundles', () =
     expect(bad.stderr).toMatch(/^--select-optional: error: unknown selector 'suite=everything' \(use --select-optional suite=operatorframework\)\n$/);
   });
 
+  it('--select-optional suite=operatorframework: both warn about a channel outside OLM\'s naming convention', async () => {
+    const bundle = broken((b) => {
+      editYaml(join(b, 'metadata/annotations.yaml'), (o) => (o.annotations['operators.operatorframework.io.bundle.channels.v1'] = 'stable,preview'));
+      writeFileSync(join(b, '../bundle.Dockerfile'), readFileSync(join(b, '../bundle.Dockerfile'), 'utf8').replace('bundle.channels.v1=stable', 'bundle.channels.v1=stable,preview'));
+    });
+    const r = await opgen(root.dir, 'bundle', 'validate', bundle, '--select-optional', 'suite=operatorframework');
+    expect(r.stdout).toMatch(/annotations\.yaml: warning: annotations\["operators\.operatorframework\.io\.bundle\.channels\.v1"\]: channel preview does not follow OLM's naming convention/);
+    const o = oracle(bundle, 'operatorframework');
+    expect(o.results.some((f) => f.level === 'warning' && /channel\(s\) \["preview"\] are not following the recommended naming convention/.test(f.text))).toBe(true);
+  });
+
   it('a multi-document file: opgen says OLM reads only the first object', async () => {
     const bundle = broken((b) => appendFileSync(join(b, 'manifests/memcached-operator-metrics-reader_rbac.authorization.k8s.io_v1_clusterrole.yaml'), '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n'));
     const r = await opgen(root.dir, 'bundle', 'validate', bundle);
