@@ -137,6 +137,29 @@ describe('opgen create webhook', () => {
     expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain('export class MemcachedDefaulter');
   });
 
+  it('adds a spoke to an existing conversion with --force: its files, and the hub converting both', async () => {
+    await memcachedProject();
+    await webhook('--conversion', '--spoke', 'v1beta1');
+    await ok('create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--controller=false');
+    const spokeBefore = read('src/api/v1beta1/memcached-conversion.ts');
+    writeFileSync(join(dir, 'src/api/v1beta1/memcached-conversion.ts'), `${spokeBefore}// mine\n`);
+    await ok('create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1alpha1', '--force');
+    expect(read('src/api/v1beta1/memcached-conversion.ts')).toBe(`${spokeBefore}// mine\n`);
+    expect(read('src/api/v1alpha1/memcached-conversion.ts')).toContain('export const memcachedV1alpha1Conversion');
+    const hub = read('src/webhook/v1/memcached-conversion.ts');
+    expect(hub).toContain('        v1beta1: memcachedV1beta1Conversion,\n        v1alpha1: memcachedV1alpha1Conversion,\n');
+    expect(parseProject(read('PROJECT')).resources[0]?.webhooks?.spoke).toEqual(['v1beta1', 'v1alpha1']);
+    expect(read('src/api/v1/memcached-types.ts').split('+kubebuilder:storageversion')).toHaveLength(2);
+  });
+
+  it('lists kubebuilder\'s flags in --help', async () => {
+    const r = await opgen('create', 'webhook', '--help');
+    expect(r.code).toBe(0);
+    for (const f of ['--group <group>', '--version <version>', '--kind <kind>', '--defaulting', '--programmatic-validation', '--conversion', '--spoke <versions>', '--defaulting-path <path>', '--validation-path <path>', '--force', '--dry-run']) {
+      expect(r.stdout).toContain(f);
+    }
+  });
+
   it('uses custom webhook paths in the marker and the registration, and records them', async () => {
     await memcachedProject();
     await ok('create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--defaulting', '--defaulting-path', '/custom-mutate');
