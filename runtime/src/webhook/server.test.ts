@@ -73,7 +73,18 @@ describe('webhook server', () => {
           return [`deleting ${obj.metadata?.name}`];
         },
       })
-      .withConversion({ spokes: { v1beta1: { toHub: (s: Widget) => s, fromHub: (h: Widget) => h } } })
+      .withConversion({
+        spokes: {
+          v1beta1: {
+            // Tries to rename the object and change its uid: the server keeps the metadata as sent, except labels/annotations.
+            toHub: (s: Widget) => ({ ...s, metadata: { ...s.metadata, name: 'renamed', uid: 'other', labels: { hub: 'yes' } }, spec: { size: 1 } }),
+            fromHub: (h: Widget) => {
+              if (h.metadata?.name === 'unconvertible') throw new Error('cannot convert unconvertible');
+              return { ...h, spec: { tags: ['from-hub'] } };
+            },
+          },
+        },
+      })
       .complete();
     void server.start(stop.signal);
     port = await server.listening();
@@ -143,6 +154,33 @@ describe('webhook server', () => {
     expect((await post(port, ca.certPem, '/convert', JSON.stringify({ kind: 'ConversionReview', request: {} }))).status).toBe(400);
     const ok = await post(port, ca.certPem, path, admissionReview({ object: { metadata: { name: 'ok' } } }));
     expect(JSON.parse(ok.text).response.allowed).toBe(true);
+  });
+
+  it('converts every object through the hub in order, keeping metadata other than labels and annotations', async () => {
+    const objects = [
+      { apiVersion: 'test.opgen.dev/v1beta1', kind: 'Widget', metadata: { name: 'a', uid: 'ua', annotations: { n: '1' } }, spec: { tags: ['x'] } },
+      { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'b', uid: 'ub' }, spec: { size: 2 } },
+    ];
+    const toV1 = JSON.parse((await post(port, ca.certPem, '/convert', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c1', desiredAPIVersion: 'test.opgen.dev/v1', objects } }))).text);
+    expect(toV1.response).toEqual({
+      uid: 'c1', result: { status: 'Success' }, convertedObjects: [
+        { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'a', uid: 'ua', labels: { hub: 'yes' }, annotations: { n: '1' } }, spec: { size: 1 } },
+        objects[1],
+      ],
+    });
+    const toV1beta1 = JSON.parse((await post(port, ca.certPem, '/convert', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c2', desiredAPIVersion: 'test.opgen.dev/v1beta1', objects: [objects[1]] } }))).text);
+    expect(toV1beta1.response.convertedObjects).toEqual([{ apiVersion: 'test.opgen.dev/v1beta1', kind: 'Widget', metadata: { name: 'b', uid: 'ub' }, spec: { tags: ['from-hub'] } }]);
+  });
+
+  it('answers a failed conversion with HTTP 200 and result.status Failure', async () => {
+    const send = (desiredAPIVersion: string, obj: object) => post(port, ca.certPem, '/convert', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'f', desiredAPIVersion, objects: [obj] } }));
+    const thrown = await send('test.opgen.dev/v1beta1', { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'unconvertible' } });
+    expect(thrown.status).toBe(200);
+    expect(JSON.parse(thrown.text).response).toEqual({ uid: 'f', convertedObjects: [], result: { status: 'Failure', message: 'cannot convert unconvertible' } });
+    const unknown = JSON.parse((await send('test.opgen.dev/v2', { apiVersion: 'test.opgen.dev/v1', kind: 'Widget', metadata: { name: 'x' } })).text);
+    expect(unknown.response.result).toEqual({ status: 'Failure', message: 'Widget.test.opgen.dev: version v2 is neither the hub (v1) nor a registered spoke' });
+    const otherKind = JSON.parse((await send('test.opgen.dev/v1beta1', { apiVersion: 'test.opgen.dev/v1', kind: 'Gadget', metadata: { name: 'x' } })).text);
+    expect(otherKind.response.result).toEqual({ status: 'Failure', message: 'no conversion registered for Gadget.test.opgen.dev' });
   });
 
   it('refuses TLS below 1.2', async () => {
