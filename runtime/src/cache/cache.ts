@@ -128,7 +128,7 @@ export class Cache implements Reader {
    * answers from memory (controller-runtime's IndexField). Call before the cache starts or any time after.
    */
   indexField<T extends KubeObject>(kind: ResourceKind<T>, field: string, extract: IndexFunc<T>): void {
-    this.informerFor(kind).store.addIndex(field, extract);
+    this.informerFor(kind).addIndex(field, extract);
   }
 
   /** Whether list(kind, opts) can be answered from memory (the kind is cached and every selected field is indexed). */

@@ -10,7 +10,7 @@ import { formatLabelSelector, resourcePath } from '../transport/index.js';
 import type { Transport } from '../transport/index.js';
 import { withTypeMeta } from '../client/client.js';
 import type { Logger } from '../log/index.js';
-import { objectKey, Store } from './store.js';
+import { type IndexFunc, MemoryStore, objectKey, type Store } from './store.js';
 
 export interface EventHandlers<T extends KubeObject = KubeObject> {
   onAdd?(obj: T): void;
@@ -46,8 +46,21 @@ export interface InformerOptions {
   watchIdleTimeoutMs?: number;
 }
 
+/**
+ * The reflector's narrow way in: the only writes an informer takes, so the store and the handlers see
+ * the same changes in the same order.
+ */
+interface ReflectorSink<T extends KubeObject> {
+  prepare(obj: KubeObject): T;
+  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
+  replace(namespace: string | undefined, objs: T[]): void;
+  synced(): void;
+}
+
 export class Informer<T extends KubeObject = KubeObject> {
-  readonly store = new Store<T>();
+  private readonly memory = new MemoryStore<T>();
+  /** The cached objects, read-only. */
+  readonly store: Store<T> = this.memory;
   private readonly handlers: EventHandlers<T>[] = [];
   private readonly reflectors: Reflector<T>[];
   private syncWaiters: (() => void)[] = [];
@@ -59,7 +72,18 @@ export class Informer<T extends KubeObject = KubeObject> {
     private readonly opts: InformerOptions,
   ) {
     const scopes = kind.namespaced && opts.namespaces && opts.namespaces.length > 0 ? opts.namespaces : [undefined];
-    this.reflectors = scopes.map((ns) => new Reflector(transport, kind, ns, this, opts));
+    const sink: ReflectorSink<T> = {
+      prepare: (obj) => this.prepare(obj),
+      apply: (type, obj) => this.applyEvent(type, obj),
+      replace: (namespace, objs) => this.replace(namespace, objs),
+      synced: () => this.notifySynced(),
+    };
+    this.reflectors = scopes.map((ns) => new Reflector(transport, kind, ns, sink, opts));
+  }
+
+  /** Indexes the cached objects by a derived value (see Cache.indexField). */
+  addIndex(field: string, fn: IndexFunc<T>): void {
+    this.memory.addIndex(field, fn);
   }
 
   /** Adds handlers; objects already in the store are replayed to onAdd, as client-go does. */
@@ -106,39 +130,36 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** @internal */
-  notifySynced(): void {
+  private notifySynced(): void {
     if (!this.hasSynced()) return;
     const waiters = this.syncWaiters;
     this.syncWaiters = [];
     for (const w of waiters) w();
   }
 
-  /** @internal */
-  prepare(obj: KubeObject): T {
+  private prepare(obj: KubeObject): T {
     withTypeMeta(this.kind, obj);
     return (this.opts.transform ? this.opts.transform(obj) : obj) as T;
   }
 
-  /** @internal */
-  applyEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+  private applyEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
     if (type === 'DELETED') {
-      const old = this.store.delete(objectKey(obj));
+      const old = this.memory.delete(objectKey(obj));
       this.dispatchDelete(old ?? obj);
       return;
     }
-    const old = this.store.upsert(obj);
+    const old = this.memory.upsert(obj);
     if (old) this.dispatchUpdate(old, obj);
     else this.dispatchAdd(obj);
   }
 
-  /** @internal replaces everything in `namespace` (all when undefined) with `objs`, reporting the differences. */
-  replace(namespace: string | undefined, objs: T[]): void {
+  /** Replaces everything in `namespace` (all when undefined) with `objs`, reporting the differences. */
+  private replace(namespace: string | undefined, objs: T[]): void {
     const seen = new Set<string>();
     for (const obj of objs) {
       const key = objectKey(obj);
       seen.add(key);
-      const old = this.store.upsert(obj);
+      const old = this.memory.upsert(obj);
       if (!old) this.dispatchAdd(obj);
       else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.dispatchUpdate(old, obj);
     }
@@ -146,7 +167,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     for (const obj of scope) {
       const key = objectKey(obj);
       if (!seen.has(key)) {
-        this.store.delete(key);
+        this.memory.delete(key);
         this.dispatchDelete(obj);
       }
     }
@@ -182,7 +203,7 @@ class Reflector<T extends KubeObject> {
     private readonly transport: Transport,
     private readonly kind: ResourceKind<T>,
     private readonly namespace: string | undefined,
-    private readonly informer: Informer<T>,
+    private readonly sink: ReflectorSink<T>,
     private readonly opts: InformerOptions,
   ) {
     this.log = opts.log.child({ kind: kind.kind, group: kind.group, ...(namespace ? { namespace } : {}) });
@@ -234,15 +255,15 @@ class Reflector<T extends KubeObject> {
         signal,
         context: `list ${this.kind.plural}`,
       });
-      for (const item of page.items ?? []) items.push(this.informer.prepare(item));
+      for (const item of page.items ?? []) items.push(this.sink.prepare(item));
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken);
-    this.informer.replace(this.namespace, items);
+    this.sink.replace(this.namespace, items);
     this.resourceVersion = resourceVersion;
     if (!this.synced) {
       this.synced = true;
-      this.informer.notifySynced();
+      this.sink.synced();
     }
     this.log.debug('listed', { count: items.length, resourceVersion });
   }
@@ -293,7 +314,7 @@ class Reflector<T extends KubeObject> {
           if (rv) this.resourceVersion = rv;
           continue;
         }
-        this.informer.applyEvent(ev.type, this.informer.prepare(obj));
+        this.sink.apply(ev.type, this.sink.prepare(obj));
         if (rv) this.resourceVersion = rv;
       }
     } catch (err) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
-import { Store } from './store.js';
+import { MemoryStore as Store } from './store.js';
 
 describe('parseLabelSelector', () => {
   const labels = { app: 'web', tier: 'front', 'example.com/team': 'a' };

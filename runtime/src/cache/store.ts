@@ -20,7 +20,21 @@ export interface StoreListOptions {
 /** The values an object has for an indexed field (none: it is not listed under that field). */
 export type IndexFunc<T extends KubeObject = KubeObject> = (obj: T) => string[] | string | undefined;
 
-export class Store<T extends KubeObject = KubeObject> {
+/**
+ * What readers of a cache see of its objects: lookups and lists, never writes (only the informer's
+ * reflector changes what is stored, so handlers and the cache agree on every object).
+ */
+export interface Store<T extends KubeObject = KubeObject> {
+  readonly size: number;
+  get(namespace: string | undefined, name: string): T | undefined;
+  getByKey(key: string): T | undefined;
+  list(opts?: StoreListOptions): T[];
+  hasIndex(field: string): boolean;
+  keys(): IterableIterator<string>;
+}
+
+/** The writable store behind an informer (not exported from the package). */
+export class MemoryStore<T extends KubeObject = KubeObject> implements Store<T> {
   private readonly items = new Map<string, T>();
   private readonly byNamespace = new Map<string, Map<string, T>>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
