@@ -37,14 +37,30 @@ import { accessSync, existsSync, readFileSync } from 'node:fs';
 import type * as https from 'node:https';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Cluster, KubeConfig } from '@kubernetes/client-node';
 import { unsupportedProxy } from '../../transport/index.js';
 import { KubeConfigError, displayPath } from './errors.js';
 import { ExecCredentialPlugin, credentialExpiresAt, credentialRejected, execApiVersions, type ExecApiVersion, type ExpiringOptions, type InteractiveMode } from './exec-credential.js';
 import { readKubeConfigFiles, type MergedConfig, type Named, type RawCluster, type RawUser } from './files.js';
 
+/**
+ * The cluster fields the runtime reads: client-node's Cluster has the same shape (declared here so the
+ * runtime's types need no @kubernetes/client-node, which operators need not install).
+ */
+export interface Cluster {
+  readonly name: string;
+  readonly server: string;
+  readonly caData?: string;
+  readonly caFile?: string;
+  readonly tlsServerName?: string;
+  readonly skipTLSVerify: boolean;
+  readonly proxyUrl?: string;
+}
+
 /** What the runtime needs of a kubeconfig. client-node's KubeConfig is one. */
-export type KubeConfigLike = Pick<KubeConfig, 'getCurrentCluster' | 'applyToHTTPSOptions'>;
+export interface KubeConfigLike {
+  getCurrentCluster(): Cluster | null;
+  applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
+}
 
 export interface LoadKubeConfigOptions {
   /**
@@ -73,7 +89,19 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
 }
 
 async function clientNodeKubeConfig(): Promise<KubeConfigLike> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
+  // An optional peer dependency: only these kubeconfigs need it.
+  let clientNode: typeof import('@kubernetes/client-node');
+  try {
+    clientNode = await import('@kubernetes/client-node');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new KubeConfigError(
+      process.platform === 'win32'
+        ? 'no kubeconfig found, and asking WSL for one needs @kubernetes/client-node; set KUBECONFIG, or npm install @kubernetes/client-node'
+        : 'the kubeconfig\'s user has a legacy auth-provider, which the runtime reads through @kubernetes/client-node; npm install @kubernetes/client-node, or switch the user to an exec plugin',
+    );
+  }
+  const { KubeConfig } = clientNode;
   const kc = new KubeConfig();
   kc.loadFromDefault();
   return kc;
