@@ -7,9 +7,15 @@
 // batch. That figure leaves out the one-off growth of the first batch (V8's young generation, Go's
 // first GC goals, JIT code) which "(peak − idle) / objects" folds in; a slope over several batches
 // also evens out the steps in which both heaps grow.
+// Each operator's CPU time (user + sys, from /proc) for the timed batch and its reconciles per Widget
+// are reported too: time alone is bounded by the API server on a small machine. The controller-runtime
+// peer runs twice, as written and with cache.TransformStripManagedFields() (what @opgen/runtime's cache
+// does by default). Before the runs, the production footprint: `npm install --omit=dev` of the packed
+// @opgen/runtime tarball.
 // Usage (via `npm run bench:runtime -- <flags>`): --count 1000 --more 5000 --workers 1 --rounds 1 --only ts|go
+// A scale run: --count 10000 --more 0.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +47,7 @@ for (const [flag, n] of [['--count', count], ['--workers', workers], ['--rounds'
   if (!Number.isInteger(n) || n < 1) fail(`${flag} must be a whole number ≥ 1 (got '${values[flag.slice(2) as 'count']}')`);
 }
 if (!Number.isInteger(more) || more < 0) fail(`--more must be a whole number ≥ 0 (got '${values.more}')`);
-if (values.only !== undefined && values.only !== 'ts' && values.only !== 'go') fail(`--only takes 'ts' or 'go' (got '${values.only}')`);
+if (values.only !== undefined && values.only !== 'ts' && values.only !== 'go') fail(`--only takes 'ts' or 'go' (both controller-runtime runs) (got '${values.only}')`);
 
 function fail(message: string): never {
   process.stderr.write(`bench/runtime: ${message}\n`);
@@ -50,13 +56,15 @@ function fail(message: string): never {
 
 interface Operator {
   label: string;
-  key: 'ts' | 'go';
+  key: 'ts' | 'go' | 'go-strip';
   command: string;
   args: string[];
 }
 
 interface Outcome {
   seconds: number;
+  /** user + sys CPU seconds of the operator process from idle to all-Ready of the first batch. */
+  cpuSeconds: number;
   /** Scraped from the operator's /metrics at the end. */
   reconciles: ReconcileStats;
   idleRssKb: number;
@@ -73,6 +81,18 @@ function memoryKb(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime. */
+let clockTicks = 100;
+
+/** user + sys CPU seconds a live process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which is in parentheses and may hold spaces): state is field 3,
+  // utime field 14, stime field 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
 function freePort(): Promise<number> {
@@ -210,7 +230,8 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
     await Promise.all(Array.from({ length: 16 }, createOne));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`not all ${to - from} Widgets became Ready within 10 minutes (see ${logPath})`)), 600_000);
+      const limitMs = Math.max(600_000, (to - from) * 100);
+      timer = setTimeout(() => reject(new Error(`not all ${to - from} Widgets became Ready within ${limitMs / 60_000} minutes (see ${logPath})`)), limitMs);
     });
     const finished = await Promise.race([watcher.done, timeout]).finally(() => {
       clearTimeout(timer);
@@ -232,9 +253,11 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
     await waitReady(port, child, logPath);
     await sleep(1000);
     const idle = memoryKb(child.pid!);
+    const idleCpu = cpuSeconds(child.pid!);
 
     const elapsedMs = await createBatch(0, count);
     const peak = memoryKb(child.pid!).peak;
+    const batchCpu = cpuSeconds(child.pid!) - idleCpu;
     const reconciles = await reconcileStats(metricsPort);
     // (cached objects, peak RSS) after each batch; every Widget caches itself and its ConfigMap.
     const points: [number, number][] = [[2 * count, peak]];
@@ -256,6 +279,7 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
     const otherConfigMaps = (await core.listNamespacedConfigMap({ namespace })).items.length - configMaps.items.length;
     return {
       seconds: elapsedMs / 1000,
+      cpuSeconds: batchCpu,
       reconciles,
       idleRssKb: idle.rss,
       peakRssKb: peak,
@@ -294,12 +318,22 @@ async function main(): Promise<void> {
 async function benchmark(workDir: string): Promise<void> {
   const goBinary = join(workDir, 'widget-operator');
   const peerVersion = /sigs\.k8s\.io\/controller-runtime (v\S+)/.exec(readFileSync(join(peersDir, 'go.mod'), 'utf8'))?.[1] ?? '?';
-  const operators: Operator[] = [
-    { label: `controller-runtime ${peerVersion} (Go)`, key: 'go', command: goBinary, args: [] },
-    { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: [operatorJs] },
-  ].filter((o) => values.only === undefined || o.key === values.only) as Operator[];
+  const operators: Operator[] = (
+    [
+      { label: `controller-runtime ${peerVersion} (Go)`, key: 'go', command: goBinary, args: [] },
+      { label: `  + TransformStripManagedFields`, key: 'go-strip', command: goBinary, args: ['--strip-managed-fields'] },
+      { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: [operatorJs] },
+    ] as Operator[]
+  ).filter((o) => values.only === undefined || o.key.startsWith(values.only));
+  try {
+    clockTicks = Number((await promisify(execFile)('getconf', ['CLK_TCK'])).stdout.trim()) || 100;
+  } catch {
+    // 100 on every Linux this runs on
+  }
+  const footprint = operators.some((o) => o.key === 'ts') ? await productionFootprint(workDir) : undefined;
+  if (footprint) process.stderr.write(`bench/runtime: ${describeFootprint(footprint)}\n`);
 
-  if (operators.some((o) => o.key === 'go')) {
+  if (operators.some((o) => o.key !== 'ts')) {
     process.stderr.write('bench/runtime: building the controller-runtime peer (bench/peers)…\n');
     try {
       await promisify(execFile)('go', ['build', '-o', goBinary, './widget-operator'], { cwd: peersDir, maxBuffer: 16 << 20 });
@@ -327,7 +361,7 @@ async function benchmark(workDir: string): Promise<void> {
         const outcome = await runScenario(env, operator, round, workDir);
         results.get(operator)!.push(outcome);
         process.stderr.write(
-          `  ${outcome.seconds.toFixed(2)} s to all-Ready, peak RSS ${mb(outcome.peakRssKb)} (idle ${mb(outcome.idleRssKb)}), ${outcome.cachedObjects} cached objects, ${describeReconciles(outcome.reconciles)}` +
+          `  ${outcome.seconds.toFixed(2)} s to all-Ready, ${outcome.cpuSeconds.toFixed(2)} CPU s, peak RSS ${mb(outcome.peakRssKb)} (idle ${mb(outcome.idleRssKb)}), ${outcome.cachedObjects} cached objects, ${describeReconciles(outcome.reconciles)}` +
             (outcome.marginalKb === undefined ? '\n' : `; ${outcome.marginalKb.toFixed(2)} KB marginal per cached object over ${more} more Widgets\n`),
         );
       }
@@ -342,6 +376,8 @@ async function benchmark(workDir: string): Promise<void> {
       label: o.label,
       key: o.key,
       seconds: median(runs.map((r) => r.seconds)),
+      cpu: median(runs.map((r) => r.cpuSeconds)),
+      reconciles: median(runs.map((r) => Object.values(r.reconciles.byResult).reduce((a, b) => a + b, 0))),
       idle: median(runs.map((r) => r.idleRssKb)),
       peak: median(runs.map((r) => r.peakRssKb)),
       perObject: median(runs.map(perObjectKb)),
@@ -352,18 +388,26 @@ async function benchmark(workDir: string): Promise<void> {
   const lines = [
     '',
     `bench/runtime: ${count} Widgets → ConfigMap + Ready condition, ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver`,
-    `${'operator'.padEnd(40)}${'all-Ready'.padStart(11)}${'Widgets/s'.padStart(11)}${'idle RSS'.padStart(11)}${'peak RSS'.padStart(11)}${'first batch/object'.padStart(19)}${more > 0 ? 'marginal'.padStart(11) : ''}`,
+    `${'operator'.padEnd(40)}${'all-Ready'.padStart(11)}${'Widgets/s'.padStart(11)}${'CPU s'.padStart(8)}${'rec/Widget'.padStart(11)}${'CPU ms/rec'.padStart(11)}${'idle RSS'.padStart(11)}${'peak RSS'.padStart(11)}${'first batch/object'.padStart(19)}${more > 0 ? 'marginal'.padStart(11) : ''}`,
     ...summary.map(
       (s) =>
-        `${s.label.padEnd(40)}${`${s.seconds.toFixed(2)} s`.padStart(11)}${(count / s.seconds).toFixed(1).padStart(11)}${mb(s.idle).padStart(11)}${mb(s.peak).padStart(11)}${`${s.perObject.toFixed(2)} KB`.padStart(19)}` +
+        `${s.label.padEnd(40)}${`${s.seconds.toFixed(2)} s`.padStart(11)}${(count / s.seconds).toFixed(1).padStart(11)}${s.cpu.toFixed(2).padStart(8)}${(s.reconciles / count).toFixed(2).padStart(11)}${((s.cpu / s.reconciles) * 1000).toFixed(2).padStart(11)}${mb(s.idle).padStart(11)}${mb(s.peak).padStart(11)}${`${s.perObject.toFixed(2)} KB`.padStart(19)}` +
         (s.marginal === undefined ? '' : `${`${s.marginal.toFixed(2)} KB`.padStart(11)}`),
     ),
     `(first batch/object = (peak RSS − idle RSS) / ${summary[0]?.cached} cached Widgets and ConfigMaps` +
       (more > 0 ? `; marginal = slope of peak RSS over cached objects while ${more} more Widgets are added in batches of ${count})` : ')'),
   ];
+  if (footprint) lines.push(describeFootprint(footprint));
   const ts = summary.find((s) => s.key === 'ts');
   const go = summary.find((s) => s.key === 'go');
+  const goStrip = summary.find((s) => s.key === 'go-strip');
   if (ts && go) {
+    const ratio = (a: number, b: number) => (a / b).toFixed(2);
+    lines.push(
+      `ratio @opgen/runtime / controller-runtime: CPU per reconcile ${ratio(ts.cpu / ts.reconciles, go.cpu / go.reconciles)}× (target ≤ 1.5×), ` +
+        `CPU for the batch ${ratio(ts.cpu, go.cpu)}×, peak RSS ${ratio(ts.peak, go.peak)}× (target ≤ 1.5×), idle RSS ${ratio(ts.idle, go.idle)}× (target ≤ 1.6×)` +
+        (goStrip ? `; against the stripping peer: peak RSS ${ratio(ts.peak, goStrip.peak)}×, CPU per reconcile ${ratio(ts.cpu / ts.reconciles, goStrip.cpu / goStrip.reconciles)}×` : ''),
+    );
     const timeRatio = ts.seconds / go.seconds;
     const firstBatchRatio = ts.perObject / go.perObject;
     const verdict = (ratio: number, target: number) => `${ratio.toFixed(2)}× (target ≤ ${target}×: ${ratio <= target ? 'met' : 'missed'})`;
@@ -381,5 +425,29 @@ async function benchmark(workDir: string): Promise<void> {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+interface Footprint {
+  kb: number;
+  packages: number;
+}
+
+/** `npm install --omit=dev` of the packed @opgen/runtime into an empty project: what an operator image carries. */
+async function productionFootprint(workDir: string): Promise<Footprint> {
+  const run = promisify(execFile);
+  const repo = join(benchDir, '..', '..');
+  const packDir = join(workDir, 'pack');
+  const project = join(workDir, 'footprint');
+  await run('mkdir', ['-p', packDir, project]);
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir, '-w', '@opgen/runtime'], { cwd: repo, maxBuffer: 16 << 20 });
+  const tarball = join(packDir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'footprint', version: '1.0.0', private: true }));
+  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project, maxBuffer: 16 << 20 });
+  const kb = Number((await run('du', ['-sk', join(project, 'node_modules')])).stdout.split('\t')[0]);
+  const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+  return { kb, packages: Object.keys(lock.packages).filter((k) => k.startsWith('node_modules/')).length };
+}
+
+const describeFootprint = (f: Footprint) =>
+  `footprint: npm install --omit=dev of the packed @opgen/runtime: ${mb(f.kb)} in ${f.packages} packages (target ≤ 15 MB)`;
 
 await main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

@@ -89,6 +89,8 @@ func main() {
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 1, "concurrent reconciles of the widget controller")
 	flag.Float64Var(&qps, "kube-api-qps", -1, "client-side rate limit (negative: none)")
 	flag.IntVar(&burst, "kube-api-burst", 0, "client-side burst")
+	// What @opgen/runtime's cache does by default, so memory per cached object compares like with like.
+	stripManagedFields := flag.Bool("strip-managed-fields", false, "cache objects without metadata.managedFields (cache.TransformStripManagedFields)")
 	flag.Parse()
 	ctrl.SetLogger(zap.New())
 	log := ctrl.Log.WithName("widget-operator")
@@ -114,7 +116,7 @@ func main() {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: probeAddr,
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
+		Cache:                  cacheOptions(namespace, *stripManagedFields),
 	})
 	if err != nil {
 		log.Error(err, "unable to create manager")
@@ -158,4 +160,12 @@ func main() {
 		log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
+}
+
+func cacheOptions(namespace string, stripManagedFields bool) cache.Options {
+	opts := cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}}
+	if stripManagedFields {
+		opts.DefaultTransform = cache.TransformStripManagedFields()
+	}
+	return opts
 }
