@@ -133,6 +133,14 @@ describe('generate bundle on the tutorial operator', () => {
     for (const [k, v] of Object.entries(annotations as Record<string, string>)) expect(docker).toContain(`LABEL ${k}=${v}\n`);
   });
 
+  it('--dry-run lists the changes and writes nothing', async () => {
+    const before = snapshot(project);
+    const r = await opgenOk(project, 'generate', 'bundle', '--version', '0.9.0', '--dry-run');
+    expect(r.stdout).toContain('UPDATE bundle/manifests/memcached-operator.clusterserviceversion.yaml\n');
+    expect(r.stdout).toContain('dry run: nothing was written');
+    expect(snapshot(project)).toEqual(before);
+  });
+
   it('is deterministic: a second run changes nothing', async () => {
     const before = snapshot(project);
     const r = await opgenOk(project, 'generate', 'bundle', '--version', '0.1.0', '--channels', 'stable,preview', '--default-channel', 'stable');
@@ -315,29 +323,16 @@ describe('the scaffold', () => {
   });
 });
 
-describe('webhooks', () => {
+describe('webhooks (opgen create webhook)', () => {
   let p: string;
   let out: { stdout: string; stderr: string };
-  const fixtures = join(import.meta.dirname, 'fixtures/webhook');
   beforeAll(async () => {
     p = await scaffoldTutorial(root.dir, 'webhook-operator');
-    const { cpSync, mkdirSync, copyFileSync } = await import('node:fs');
-    copyFileSync(join(fixtures, 'memcached-webhook.ts'), join(p, 'src/api/v1alpha1/memcached-webhook.ts'));
-    mkdirSync(join(p, 'config/webhook'), { recursive: true });
-    for (const f of ['kustomization.yaml', 'kustomizeconfig.yaml', 'service.yaml']) cpSync(join(fixtures, f), join(p, 'config/webhook', f));
-    copyFileSync(join(fixtures, 'webhook_in_memcacheds.yaml'), join(p, 'config/crd/webhook_in_memcacheds.yaml'));
-    copyFileSync(join(fixtures, 'manager_webhook_patch.yaml'), join(p, 'config/default/manager_webhook_patch.yaml'));
-    const edit = (file: string, from: string | RegExp, to: string): void => {
-      const text = readFileSync(join(p, file), 'utf8');
-      const next = text.replace(from, to);
-      if (next === text) throw new Error(`${file}: ${String(from)} not found`);
-      writeFileSync(join(p, file), next);
-    };
-    edit('config/crd/kustomization.yaml', '# +opgen:scaffold:crdkustomizewebhookpatch', '- path: webhook_in_memcacheds.yaml\n# +opgen:scaffold:crdkustomizewebhookpatch');
-    edit('config/crd/kustomization.yaml', '#configurations:\n#- kustomizeconfig.yaml', 'configurations:\n- kustomizeconfig.yaml');
-    edit('config/default/kustomization.yaml', '- ../manager\n', '- ../manager\n- ../webhook\n');
-    edit('config/default/kustomization.yaml', /patches:\n/, 'patches:\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment\n');
+    await opgenOk(p, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation');
+    await opgenOk(p, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false');
+    await opgenOk(p, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1beta1');
     await opgenOk(p, 'generate');
+    await opgenOk(p, 'generate', 'kustomize', 'manifests');
     out = await opgenOk(p, 'generate', 'bundle', '--version', '0.1.0');
   }, 120_000);
 
@@ -347,15 +342,20 @@ describe('webhooks', () => {
     const mutating = rendered.find((o) => o.kind === 'MutatingWebhookConfiguration')!.webhooks[0] as Obj;
     const validating = rendered.find((o) => o.kind === 'ValidatingWebhookConfiguration')!.webhooks[0] as Obj;
     const deployment = (rendered.find((o) => o.kind === 'Deployment') as Obj).metadata.name as string;
-    const common = { deploymentName: deployment, containerPort: 443, targetPort: 9443, admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail' };
+    const service = rendered.find((o) => o.kind === 'Service' && o.metadata.name === mutating.clientConfig.service.name) as Obj;
+    const common = { deploymentName: deployment, containerPort: service.spec.ports[0].port, targetPort: service.spec.ports[0].targetPort, admissionReviewVersions: ['v1'], sideEffects: 'None' };
     expect(csv.spec.webhookdefinitions).toEqual([
-      { ...common, type: 'MutatingAdmissionWebhook', generateName: 'mmemcached-v1alpha1.kb.io', rules: mutating.rules, webhookPath: '/mutate-cache-example-com-v1alpha1-memcached' },
-      { ...common, type: 'ValidatingAdmissionWebhook', generateName: 'vmemcached-v1alpha1.kb.io', rules: validating.rules, webhookPath: '/validate-cache-example-com-v1alpha1-memcached' },
-      { ...common, type: 'ConversionWebhook', generateName: 'cmemcacheds.cache.example.com', conversionCRDs: ['memcacheds.cache.example.com'], webhookPath: '/convert', failurePolicy: undefined },
-    ].map((d) => JSON.parse(JSON.stringify(d)) as Obj));
+      { ...common, type: 'MutatingAdmissionWebhook', generateName: mutating.name, failurePolicy: mutating.failurePolicy, rules: mutating.rules, webhookPath: mutating.clientConfig.service.path },
+      { ...common, type: 'ValidatingAdmissionWebhook', generateName: validating.name, failurePolicy: validating.failurePolicy, rules: validating.rules, webhookPath: validating.clientConfig.service.path },
+      { ...common, type: 'ConversionWebhook', generateName: 'cmemcacheds.cache.example.com', conversionCRDs: ['memcacheds.cache.example.com'], webhookPath: '/convert' },
+    ]);
+    // Both versions are owned; the webhook Service and configurations are folded into the CSV.
+    expect(csv.spec.customresourcedefinitions.owned.map((o: Obj) => o.version)).toEqual(['v1alpha1', 'v1beta1']);
     const files = Object.keys(snapshot(join(p, 'bundle/manifests')));
-    expect(files.filter((f) => /webhook-service|webhookconfiguration/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.startsWith(`${service.metadata.name}_`) || /webhookconfiguration/.test(f))).toEqual([]);
+    // cert-manager's objects are left out, and the Secret volume OLM will not provide is pointed out.
     expect(out.stderr).toMatch(/note: Deployment webhook-operator-controller-manager mounts Secret webhook-server-cert, which the bundle does not ship/);
+    expect(out.stderr).toMatch(/note: Issuer webhook-operator-selfsigned-issuer is left out of the bundle/);
     const r = await opgen(p, 'bundle', 'validate');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
