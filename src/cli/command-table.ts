@@ -159,13 +159,19 @@ export const commands: readonly CommandSpec[] = [
       dryRun,
     ],
     async run(ctx, args, o) {
-      const targets = args.map((t) => {
+      let crd: string | undefined;
+      const targets = args.map((arg) => {
+        // controller-gen's spelling of generator options: crd:maxDescLen=0,crdVersions=v1
+        const [t, options] = arg.split(/:(.*)/s) as [string, string | undefined];
         if (!(generateTargets as readonly string[]).includes(t)) throw unknownTarget(t);
+        if (options !== undefined && t !== 'crd') throw new OpgenError(`${t} takes no options here`, { flag: arg }, `write ${t}`);
+        if (options !== undefined) crd = options;
         return t as GenerateTarget;
       });
       const gen = await loadGen();
+      const crdOptions = crd === undefined ? undefined : (await import('../crd/crd-options.js')).parseCrdOptions(crd);
       return gen.generateCommand(
-        { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true },
+        { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, ...(crdOptions ? { crd: crdOptions } : {}) },
         ctx.out,
       );
     },

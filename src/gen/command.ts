@@ -5,6 +5,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { opgenVersion } from '../common/version.js';
 import type { ApiFolder } from '../crd/index.js';
+import type { CrdOptions } from '../crd/crd-options.js';
+import type { JSONSchemaProps } from '../crd/json-schema.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
 import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
@@ -24,6 +26,8 @@ export interface GenerateOptions {
   outputDir?: string;
   check: boolean;
   dryRun: boolean;
+  /** controller-gen's crd options (`crd:maxDescLen=0`). */
+  crd?: CrdOptions;
 }
 
 const DEFAULT_OUTPUT: Record<GenerateTarget, string> = { crd: 'config/crd/bases', rbac: 'config/rbac', webhook: 'config/webhook' };
@@ -68,7 +72,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   }
   const scanned: Record<string, string[]> = {};
   for (const target of targets) scanned[target] = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target));
-  const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject });
+  const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject, crd: o.crd ?? null });
   if (o.check) {
     const record = readRecord(o.cwd, key);
     const differences = record && compareWithRecord(record, key, scanned);
@@ -97,6 +101,12 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       const { generateCrds } = await import('../crd/index.js');
       const kubernetes = await import('../crd/kubernetes/index.js');
       const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors);
+      if (o.crd?.maxDescLen !== undefined) {
+        const { truncateDescriptions } = await import('../crd/crd-options.js');
+        for (const c of crds) {
+          for (const v of (c.crd.spec as { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] }).versions) truncateDescriptions(v.schema.openAPIV3Schema, o.crd.maxDescLen);
+        }
+      }
       for (const c of crds) {
         outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
         warnIfTooLargeForClientSideApply(relative(o.cwd, join(outDir, c.fileName)), c.crd, out);

@@ -51,21 +51,21 @@ function freshDir(label: string): string {
  * because opgen maps TypeScript `number` to `type: number`, which controller-gen only emits for float64
  * with that option.
  */
-export function runControllerGen(fixture: string, targets: Target[]): Promise<GeneratorRun> {
+export function runControllerGen(fixture: string, targets: Target[], crdOptions = ''): Promise<GeneratorRun> {
   // Tests only read its output, so a test file runs controller-gen once per fixture and targets (a run
   // over k8s.io/api takes seconds on 2 cores).
-  const key = `${fixture}\0${targets.join(',')}`;
+  const key = `${fixture}\0${targets.join(',')}\0${crdOptions}`;
   let run = controllerGenRuns.get(key);
-  if (!run) controllerGenRuns.set(key, (run = controllerGenOnce(fixture, targets)));
+  if (!run) controllerGenRuns.set(key, (run = controllerGenOnce(fixture, targets, crdOptions)));
   return run;
 }
 
 const controllerGenRuns = new Map<string, Promise<GeneratorRun>>();
 
-async function controllerGenOnce(fixture: string, targets: Target[]): Promise<GeneratorRun> {
+async function controllerGenOnce(fixture: string, targets: Target[], crdOptions: string): Promise<GeneratorRun> {
   const dir = freshDir(`cg-${fixture}`);
   const args: string[] = [];
-  if (targets.includes('crd')) args.push('crd:allowDangerousTypes=true', `output:crd:dir=${join(dir, 'crd')}`);
+  if (targets.includes('crd')) args.push(`crd:allowDangerousTypes=true${crdOptions ? `,${crdOptions}` : ''}`, `output:crd:dir=${join(dir, 'crd')}`);
   if (targets.includes('rbac')) args.push('rbac:roleName=manager-role', `output:rbac:dir=${join(dir, 'rbac')}`);
   if (targets.includes('webhook')) args.push('webhook', `output:webhook:dir=${join(dir, 'webhook')}`);
   args.push(`paths=./${fixture}/...`);
@@ -88,7 +88,7 @@ async function controllerGenOnce(fixture: string, targets: Target[]): Promise<Ge
  * opgen as a user runs it outside a project: `opgen generate <target> --paths <fixture> --output-dir <dir>`,
  * through the CLI's own entry point, from test/parity/ts by default (so error positions are relative to it).
  */
-export async function runOpgen(fixture: string, target: Target, args: string[] = [], cwd = tsRoot): Promise<GeneratorRun> {
+export async function runOpgen(fixture: string, target: Target | `crd:${string}`, args: string[] = [], cwd = tsRoot): Promise<GeneratorRun> {
   const dir = freshDir(`opgen-${fixture}`);
   let stdout = '';
   let stderr = '';
@@ -96,7 +96,7 @@ export async function runOpgen(fixture: string, target: Target, args: string[] =
     run(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }, cwd?: string): Promise<number>;
   };
   const code = await run(
-    ['generate', target, '--paths', fixture, '--output-dir', join(dir, target), ...args],
+    ['generate', target, '--paths', fixture, '--output-dir', join(dir, target.replace(/:.*/, '')), ...args],
     { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
     cwd,
   );
