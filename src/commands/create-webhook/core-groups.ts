@@ -28,23 +28,27 @@ export function coreGroupDomain(group: string): string | undefined {
   return Object.hasOwn(CORE_GROUPS, group) ? CORE_GROUPS[group] : undefined;
 }
 
-/** Built-in kinds @opgen/runtime exports with their types (others get a local kind declaration). */
-const RUNTIME_KINDS: Record<string, { namespaced: boolean }> = {
-  '/v1/ConfigMap': { namespaced: true },
-  '/v1/Secret': { namespaced: true },
-  '/v1/Service': { namespaced: true },
-  '/v1/ServiceAccount': { namespaced: true },
-  '/v1/Pod': { namespaced: true },
-  '/v1/Namespace': { namespaced: false },
-  'apps/v1/Deployment': { namespaced: true },
-  'apps/v1/StatefulSet': { namespaced: true },
-  'apps/v1/DaemonSet': { namespaced: true },
-  'batch/v1/Job': { namespaced: true },
-  'batch/v1/CronJob': { namespaced: true },
-  'coordination.k8s.io/v1/Lease': { namespaced: true },
-};
+/** Cluster-scoped built-in kinds (the rest are namespaced), keyed `<API group>/<kind>`. */
+const CLUSTER_SCOPED = new Set([
+  '/Node', '/Namespace', '/PersistentVolume', 'rbac.authorization.k8s.io/ClusterRole', 'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'storage.k8s.io/StorageClass', 'storage.k8s.io/CSIDriver', 'storage.k8s.io/CSINode', 'storage.k8s.io/VolumeAttachment',
+  'apiextensions.k8s.io/CustomResourceDefinition', 'scheduling.k8s.io/PriorityClass', 'networking.k8s.io/IngressClass',
+  'node.k8s.io/RuntimeClass', 'certificates.k8s.io/CertificateSigningRequest',
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration', 'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+]);
 
-/** The runtime's declaration of a built-in kind, when it has one. */
-export function builtinKind(apiGroup: string, version: string, kind: string): { namespaced: boolean } | undefined {
-  return RUNTIME_KINDS[`${apiGroup}/${version}/${kind}`];
+/** Whether a built-in kind is namespaced. */
+export function builtinNamespaced(apiGroup: string, kind: string): boolean {
+  return !CLUSTER_SCOPED.has(`${apiGroup}/${kind}`);
+}
+
+/** Built-in kinds @opgen/runtime exports with their types (others get a local kind declaration). */
+const RUNTIME_KINDS = new Set([
+  '/v1/ConfigMap', '/v1/Secret', '/v1/Service', '/v1/ServiceAccount', '/v1/Pod', '/v1/Namespace',
+  'apps/v1/Deployment', 'apps/v1/StatefulSet', 'apps/v1/DaemonSet', 'batch/v1/Job', 'batch/v1/CronJob', 'coordination.k8s.io/v1/Lease',
+]);
+
+/** Whether `import { <kind> } from '@opgen/runtime'` gives this built-in kind. */
+export function runtimeExportsKind(apiGroup: string, version: string, kind: string): boolean {
+  return RUNTIME_KINDS.has(`${apiGroup}/${version}/${kind}`);
 }

@@ -183,6 +183,9 @@ describe('opgen create webhook', () => {
     const ingress = read('src/webhook/v1/ingress-validator.ts');
     expect(ingress).toContain("export const Ingress = groupVersion('networking.k8s.io', 'v1').kind<Ingress>('Ingress', { plural: 'ingresses', namespaced: true });");
     expect(ingress).toContain('path=/validate-networking-k8s-io-v1-ingress,');
+    await ok('create', 'webhook', '--group', 'core', '--version', 'v1', '--kind', 'Node', '--defaulting');
+    expect(read('src/webhook/v1/node-defaulter.ts')).toContain("groupVersion('', 'v1').kind<Node>('Node', { plural: 'nodes', namespaced: false });");
+    expect(read('src/webhook/v1/node-defaulter.test.ts')).toContain("metadata: { name },");
   });
 
   it('puts webhooks under src/webhook/<group>/<version> in a multigroup project', async () => {

@@ -9,7 +9,7 @@ import { apiDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, t
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
-import { builtinKind, coreGroupDomain } from './core-groups.js';
+import { builtinNamespaced, coreGroupDomain, runtimeExportsKind } from './core-groups.js';
 
 export interface CreateWebhookOptions {
   group?: string;
@@ -179,7 +179,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
   const dashedGroup = t.apiGroup.replaceAll('.', '-');
   const whDir = webhookDir(project, r.group, r.version);
   const typesPath = t.existing?.path ?? `${apiDir(project, r.group, r.version)}/${kindFile}-types.ts`;
-  const builtin = t.core ? builtinKind(t.apiGroup, r.version, r.kind) : undefined;
+  const builtin = t.core && runtimeExportsKind(t.apiGroup, r.version, r.kind);
   const base = {
     projectName: project.projectName,
     header: sourceHeader(tree.read('hack/boilerplate.ts.txt')),
@@ -194,8 +194,8 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
     markerGroup: t.apiGroup === '' ? '""' : t.apiGroup,
     varName: variableName(r.kind),
     core: t.core,
-    builtin: builtin !== undefined,
-    namespaced: t.existing?.api?.namespaced ?? builtin?.namespaced ?? true,
+    builtin,
+    namespaced: t.existing?.api?.namespaced ?? (t.core ? builtinNamespaced(t.apiGroup, r.kind) : true),
     typesImport: importPath(whDir, typesPath),
     envtestImport: importPath(whDir, 'test/envtest.ts'),
     webhooksTestImport: importPath(whDir, 'test/webhooks.ts'),
@@ -231,7 +231,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
   }
   if (r.conversion) {
     const crdName = `${t.plural}.${t.apiGroup}`;
-    renderTemplates(tree, 'webhook/conversion', { data: { ...base, spokes: spokeData(project, r, t, whDir, typesPath, base, tree, force) }, placeholders, force });
+    renderTemplates(tree, 'webhook/conversion', { data: { ...base, spokes: scaffoldSpokes(project, r, t, whDir, typesPath, base, tree, force) }, placeholders, force });
     insertInto(tree, 'config/crd/kustomization.yaml', 'crdkustomizewebhookpatch', renderPartial('webhook-crd-patch', base));
     enableCrdConfigurations(tree);
     injectCa(tree, 'CustomResourceDefinition', `conversion settings of CRD ${crdName}`, crdName);
@@ -246,7 +246,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
  * Writes each new spoke's conversion module and round-trip test beside its types; returns every spoke
  * (earlier ones included) for the hub's registration module.
  */
-function spokeData(project: ProjectConfig, r: Request, t: Target, whDir: string, hubTypesPath: string, base: Record<string, unknown>, tree: Tree, force: boolean): { version: string; conversionName: string; conversionImport: string }[] {
+function scaffoldSpokes(project: ProjectConfig, r: Request, t: Target, whDir: string, hubTypesPath: string, base: Record<string, unknown>, tree: Tree, force: boolean): { version: string; conversionName: string; conversionImport: string }[] {
   const versions = [...new Set([...(t.existing?.webhooks?.spoke ?? []), ...r.spokes])];
   const kindFile = kebab(r.kind);
   return versions.map((version) => {
