@@ -11,6 +11,20 @@ OUT="$CACHE_ROOT/k8s-$K8S_VERSION-etcd-$ETCD_VERSION"
 
 log() { echo "test-assets: $*" >&2; }
 
+# go build -v names each package as it compiles it: counted against `go list -deps`, that is a progress
+# line every 10 % for builds that otherwise print nothing for minutes. Other output (errors) passes through.
+build_with_progress() { # <label> <output> <package> [ldflags]
+  local label="$1" out="$2" pkg="$3" ldf="${4:-}" total
+  total="$(go list -deps "$pkg" | wc -l)"
+  go build -v -trimpath -ldflags "$ldf" -o "$out" "$pkg" 2>&1 | awk -v total="$total" -v label="$label" '
+    /^[A-Za-z0-9._~+-]+(\/[A-Za-z0-9._~+-]+)*$/ {
+      n++; pct = int(n * 100 / total)
+      if (pct >= due) { printf "test-assets: %s: %d of %d packages (%d%%)\n", label, n, total, pct > "/dev/stderr"; due = pct - pct % 10 + 10 }
+      next
+    }
+    { print > "/dev/stderr" }'
+}
+
 want_kubectl=0
 # OPGEN_BUILD_KUBECTL=1 builds it even when one is on PATH (to test this path).
 { command -v kubectl >/dev/null 2>&1 && [ "${OPGEN_BUILD_KUBECTL:-0}" != 1 ]; } || want_kubectl=1
@@ -57,7 +71,7 @@ GO
   (cd "$work/etcd" && go mod init local/etcd >/dev/null 2>&1 \
     && go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" >&2 \
     && go mod tidy >&2 \
-    && go build -trimpath -o "$OUT/etcd.tmp" . >&2)
+    && build_with_progress "compiling etcd v$ETCD_VERSION" "$OUT/etcd.tmp" .)
   mv "$OUT/etcd.tmp" "$OUT/etcd"
 fi
 
@@ -90,13 +104,13 @@ if [ ! -x "$OUT/kube-apiserver" ] || { [ "$want_kubectl" = 1 ] && [ ! -x "$OUT/k
     ldf="$ldf -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $pkg.gitTreeState=clean"
   done
   if [ ! -x "$OUT/kube-apiserver" ]; then
-    go build -trimpath -ldflags "$ldf" -o "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
+    build_with_progress "compiling kube-apiserver v$K8S_VERSION" "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver "$ldf"
     mv "$OUT/kube-apiserver.tmp" "$OUT/kube-apiserver"
   fi
   if [ "$want_kubectl" = 1 ] && [ ! -x "$OUT/kubectl" ]; then
     log "no kubectl on PATH: building kubectl v$K8S_VERSION"
     go get "k8s.io/kubernetes/cmd/kubectl@v$K8S_VERSION" >&2
-    go build -trimpath -ldflags "$ldf" -o "$OUT/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl >&2
+    build_with_progress "compiling kubectl v$K8S_VERSION" "$OUT/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl "$ldf"
     mv "$OUT/kubectl.tmp" "$OUT/kubectl"
   fi
 fi

@@ -178,6 +178,21 @@ export const commands: readonly CommandSpec[] = [
   },
   ...olmCommands(),
   {
+    path: ['setup-envtest'],
+    args: '[version]',
+    summary: 'Find, download (sha512-checked) or build kube-apiserver and etcd for tests, and print where they are',
+    options: [
+      { flags: '-p, --print <format>', description: 'what to print: the folder (path), an export line (env) or a summary', choices: ['overview', 'path', 'env'], default: 'overview' },
+      { flags: '--index-url <url>', description: "envtest releases index (default: controller-tools' envtest-releases.yaml; or $OPGEN_ENVTEST_INDEX_URL)" },
+      { flags: '--build', description: 'build with Go from the module proxy when the download fails (--no-build to only download)', defaultTrue: true },
+    ],
+    async run(ctx, args, o) {
+      const { setupEnvtestCommand } = await import('../commands/setup-envtest/index.js');
+      const print = o.print === 'path' || o.print === 'env' ? o.print : 'overview';
+      return setupEnvtestCommand(ctx, { version: args[0], print, indexUrl: str(o.indexUrl), build: o.build !== false });
+    },
+  },
+  {
     path: ['markers'],
     summary: 'List the marker comments opgen understands, with their arguments',
     options: [],

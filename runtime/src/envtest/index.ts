@@ -1,3 +1,7 @@
 export { startTestEnv, type TestEnv, type TestEnvOptions, type WebhookServing } from './test-env.js';
 export { MissingBinariesError } from './internal/binaries.js';
 export { eventually } from './eventually.js';
+export {
+  setupEnvtest, resolveBinaries, ChecksumMismatchError, progressTo, DEFAULT_KUBERNETES_VERSION, DEFAULT_ETCD_VERSION,
+  type SetupEnvtestOptions, type ProgressSink,
+} from './assets/index.js';

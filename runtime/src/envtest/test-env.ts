@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBinaries } from './internal/binaries.js';
+import { resolveBinaries } from './assets/index.js';
 import { EarlyExitError, startControlPlane, withFlags, type ControlPlane } from './internal/control-plane.js';
 import { installCrds, pickCrds } from './internal/crds.js';
 import { durationFromEnv } from './internal/durations.js';
@@ -26,7 +26,10 @@ export interface TestEnvOptions {
    * folder). Default: KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true, as in envtest.
    */
   attachLogs?: boolean;
-  /** Folder holding kube-apiserver and etcd; defaults to $KUBEBUILDER_ASSETS. */
+  /**
+   * Folder holding kube-apiserver and etcd; defaults to $KUBEBUILDER_ASSETS. With neither set, the
+   * binaries come from the cache, a download or a Go build (see setupEnvtest).
+   */
   binaryAssetsDirectory?: string;
   /**
    * Extra kube-apiserver flags, or replacements for the defaults, by name without dashes: e.g.
@@ -90,7 +93,7 @@ async function tearDown(processes: Spawned[], ports: number[], dir: string, reap
 }
 
 async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
-  const binaries = findBinaries(opts.binaryAssetsDirectory);
+  const binaries = await resolveBinaries(opts.binaryAssetsDirectory);
   const startTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT', 60_000);
   const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
   // envtest's switch for the same thing, so kubebuilder users' CI settings carry over.
