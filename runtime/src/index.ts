@@ -9,7 +9,7 @@ export { Result, terminal, isTerminal, TerminalError, type Request, type Reconci
 export * from './controller/index.js';
 export * from './manager/index.js';
 export * from './helpers/index.js';
-export { createEventRecorder, type EventRecorder, type EventType, EventsV1Event } from './events/index.js';
+export { createEventRecorder, type EventRecorder, type EventType, EventsV1Event, EVENTS_RBAC_MARKER } from './events/index.js';
 export { createLogger, silentLogger, type Logger, type LogFields, type LogLevel, type LoggerOptions } from './log/index.js';
 export { RuntimeMetrics, startMetricsServer, type MetricsServerOptions, type WorkqueueMetrics, type ReconcileResult } from './metrics/index.js';
 export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';

@@ -63,3 +63,46 @@ export function removeStatusCondition(conditions: Condition[] | undefined, type:
   const kept = list.filter((c) => c.type !== type);
   return { conditions: kept, changed: kept.length !== list.length };
 }
+
+/** A condition to set on an object: observedGeneration defaults to the object's metadata.generation. */
+export type ObjectConditionInput = Omit<ConditionInput, 'observedGeneration'> & { observedGeneration?: number };
+
+/** Any object whose status may carry conditions (every kind with a `status.conditions` list). */
+export interface WithConditions {
+  metadata?: { generation?: number };
+  status?: { conditions?: Condition[] };
+}
+
+/**
+ * Sets each condition on `obj.status.conditions` in place (creating `status` and the list when
+ * missing), with setStatusCondition's rules, and fills observedGeneration from metadata.generation.
+ * Returns whether anything changed, i.e. whether the status needs writing:
+ *
+ *   if (setConditions(memcached, { type: 'Available', status: 'True', reason: 'Ready', message: 'all pods up' },
+ *                                { type: 'Degraded', status: 'False', reason: 'Ready', message: '' })) {
+ *     await client.status().update(Memcached, memcached);
+ *   }
+ */
+export function setConditions(obj: WithConditions, ...conditions: ObjectConditionInput[]): boolean {
+  const status = (obj.status ??= {});
+  let list = status.conditions ?? [];
+  let changed = false;
+  for (const c of conditions) {
+    const observedGeneration = c.observedGeneration ?? obj.metadata?.generation;
+    const next = setStatusCondition(list, observedGeneration === undefined ? c : { ...c, observedGeneration });
+    list = next.conditions;
+    changed ||= next.changed;
+  }
+  if (changed || status.conditions === undefined) status.conditions = list;
+  return changed;
+}
+
+/** Removes the conditions of the given types from `obj.status.conditions` in place; true if any was there. */
+export function removeConditions(obj: WithConditions, ...types: string[]): boolean {
+  const before = obj.status?.conditions;
+  if (!before) return false;
+  const kept = before.filter((c) => !types.includes(c.type));
+  if (kept.length === before.length) return false;
+  obj.status!.conditions = kept;
+  return true;
+}

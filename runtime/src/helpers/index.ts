@@ -6,6 +6,14 @@ export {
   isStatusConditionTrue,
   isStatusConditionFalse,
   removeStatusCondition,
+  setConditions,
+  removeConditions,
   nowTime,
   type ConditionInput,
+  type ObjectConditionInput,
+  type WithConditions,
 } from './conditions.js';
+export {
+  createOrUpdate, createOrPatch, mergePatchFrom, jsonEqual, MutateChangedKeyError,
+  type OperationResult, type MutateFn, type ReadWriter,
+} from './create-or-update.js';
