@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@opgen\/runtime$/, replacement: `${runtimeSrc}index.ts` },
       { find: /^@opgen\/runtime\/envtest$/, replacement: `${runtimeSrc}envtest/index.ts` },
       { find: /^@opgen\/runtime\/pluralize$/, replacement: `${runtimeSrc}api/pluralize.ts` },
+      { find: /^@opgen\/runtime\/kubernetes$/, replacement: `${runtimeSrc}kubernetes/index.ts` },
     ],
   },
   test: {

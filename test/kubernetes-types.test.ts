@@ -1,0 +1,20 @@
+// runtime/src/kubernetes is generated (tools/kubernetes-types/generate.ts); this fails when the committed
+// files differ from what the generator writes today, e.g. after a Kubernetes version bump or a generator
+// change without `npm run data:kubernetes-types`.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { generate, KUBERNETES_VERSION, openApiDir } from '../tools/kubernetes-types/generate.js';
+
+const out = mkdtempSync(join(tmpdir(), 'opgen-kinds-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+it('the committed typed kinds are what the generator writes from the Kubernetes OpenAPI', () => {
+  const committed = join(process.cwd(), 'runtime', 'src', 'kubernetes');
+  const written = generate(openApiDir(KUBERNETES_VERSION), out, KUBERNETES_VERSION).sort();
+  expect(readdirSync(committed).filter((f) => !f.endsWith('.test.ts')).sort()).toEqual(written);
+  for (const f of written) {
+    expect(readFileSync(join(committed, f), 'utf8'), `${f} is stale: run npm run data:kubernetes-types`).toBe(readFileSync(join(out, f), 'utf8'));
+  }
+}, 120_000);
