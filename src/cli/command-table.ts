@@ -57,6 +57,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--project-name <name>', description: 'name of the project (a DNS-1123 label; default: the directory name)' },
       { flags: '--owner <owner>', description: 'copyright owner for the license header' },
       { flags: '--license <license>', description: 'license header for source files', choices: ['apache2', 'none'], default: 'apache2' },
+      { flags: '--license-file <file>', description: 'your own license header for source files (one /* ... */ block; replaces --license)' },
       { flags: '--skip-install', description: 'do not install dependencies' },
       dryRun,
     ],
@@ -68,6 +69,7 @@ export const commands: readonly CommandSpec[] = [
         projectName: str(o.projectName),
         owner: str(o.owner),
         license: o.license === 'none' ? 'none' : 'apache2',
+        licenseFile: str(o.licenseFile),
         skipInstall: o.skipInstall === true,
         dryRun: o.dryRun === true,
       });
@@ -84,6 +86,9 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--namespaced', description: 'the resource is namespaced (--namespaced=false for cluster-scoped)', defaultTrue: true },
       { flags: '--resource', description: 'scaffold the types module and manifests', defaultTrue: true },
       { flags: '--controller', description: 'scaffold the controller', defaultTrue: true },
+      { flags: '--controller-name <name>', description: 'name of a further controller of the kind (its own file and reconciler class)' },
+      { flags: '--external-api-path <module>', description: "with --resource=false: the module exporting a kind another project owns (its type and ResourceKind)" },
+      { flags: '--external-api-domain <domain>', description: 'with --external-api-path: the domain of that API group (group.domain)' },
       { flags: '--force', description: 'overwrite existing files and re-create an existing API' },
       dryRun,
     ],
@@ -99,6 +104,9 @@ export const commands: readonly CommandSpec[] = [
         controller: o.controller !== false,
         force: o.force === true,
         dryRun: o.dryRun === true,
+        controllerName: str(o.controllerName),
+        externalApiPath: str(o.externalApiPath),
+        externalApiDomain: str(o.externalApiDomain),
       });
     },
   },
@@ -140,11 +148,20 @@ export const commands: readonly CommandSpec[] = [
     summary: 'Change project-wide settings recorded in PROJECT',
     options: [
       { flags: '--multigroup', description: 'allow APIs in several groups (types move to src/api/<group>/<version>); --multigroup=false to turn off' },
+      { flags: '--license <license>', description: 'license header for files scaffolded from now on', choices: ['apache2', 'none'] },
+      { flags: '--owner <owner>', description: 'copyright owner in that header' },
+      { flags: '--license-file <file>', description: 'your own header for files scaffolded from now on (one /* ... */ block)' },
       dryRun,
     ],
     async run(ctx, _args, o) {
       const { editCommand } = await import('../commands/edit/index.js');
-      return editCommand(ctx, { multigroup: typeof o.multigroup === 'boolean' ? o.multigroup : undefined, dryRun: o.dryRun === true });
+      return editCommand(ctx, {
+        multigroup: typeof o.multigroup === 'boolean' ? o.multigroup : undefined,
+        license: o.license === 'none' || o.license === 'apache2' ? o.license : undefined,
+        owner: str(o.owner),
+        licenseFile: str(o.licenseFile),
+        dryRun: o.dryRun === true,
+      });
     },
   },
   {

@@ -28,10 +28,17 @@ export interface ResourceConfig {
   plural?: string;
   /** The types module, relative to the project root, e.g. src/api/v1alpha1/memcached-types.ts. */
   path?: string;
-  /** A built-in Kubernetes kind (e.g. core/v1 Pod) that the project only adds webhooks to. */
+  /**
+   * A built-in Kubernetes kind (e.g. core/v1 Pod, apps/v1 Deployment) the project adds webhooks or a
+   * controller to: typed by @opgen/runtime/kubernetes, no CRD.
+   */
   core?: boolean;
   api?: { crdVersion: 'v1'; namespaced: boolean };
   controller?: boolean;
+  /** Names of further controllers of this kind (`create api --controller-name`), each its own reconciler. */
+  controllers?: string[];
+  /** A kind from another project's API (`--external-api-path`, recorded in `path`): no CRD here. */
+  external?: boolean;
   webhooks?: WebhooksConfig;
 }
 

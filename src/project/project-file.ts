@@ -116,7 +116,7 @@ class Reader {
   private resource(path: string[]): ResourceConfig {
     const node = this.node(path);
     if (!isMap(node)) throw this.error(node, 'each resource must be a mapping with group, version and kind');
-    this.onlyKeys(path, ['group', 'domain', 'version', 'kind', 'plural', 'path', 'core', 'api', 'controller', 'webhooks']);
+    this.onlyKeys(path, ['group', 'domain', 'version', 'kind', 'plural', 'path', 'core', 'external', 'api', 'controller', 'controllers', 'webhooks']);
     const r: ResourceConfig = {
       group: this.get(path, 'group', 'string', true),
       domain: this.get(path, 'domain', 'string', true),
@@ -137,6 +137,14 @@ class Reader {
     }
     const controller = this.get(path, 'controller', 'boolean');
     if (controller !== undefined) r.controller = controller;
+    const controllers = this.node([...path, 'controllers']);
+    if (controllers !== undefined && controllers !== null) {
+      const names = (controllers as Node).toJSON() as unknown;
+      if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw this.error(controllers, `"${[...path, 'controllers'].join('.')}" must be a list of controller names`);
+      r.controllers = names as string[];
+    }
+    const external = this.get(path, 'external', 'boolean');
+    if (external !== undefined) r.external = external;
     if (this.node([...path, 'webhooks']) !== undefined) {
       const wh = [...path, 'webhooks'];
       this.mapping(wh);

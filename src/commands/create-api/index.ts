@@ -19,6 +19,12 @@ export interface CreateApiOptions {
   controller: boolean;
   force: boolean;
   dryRun: boolean;
+  /** A second (third, ...) controller of one kind gets its own name, file and reconciler class. */
+  controllerName?: string;
+  /** Import specifier of the types module of a kind another project owns (`--resource=false` only). */
+  externalApiPath?: string;
+  /** The API group's domain for an external kind (group.domain), e.g. example.com. */
+  externalApiDomain?: string;
 }
 
 interface Gvk {
@@ -28,12 +34,47 @@ interface Gvk {
   plural: string;
 }
 
+/**
+ * Kubernetes' built-in groups with typed kinds in @opgen/runtime/kubernetes: flag group → API group,
+ * and the versions typed (the module is @opgen/runtime/kubernetes/<group><version>).
+ */
+const CORE_GROUPS: Record<string, { apiGroup: string; module: string; versions: string[] }> = {
+  core: { apiGroup: '', module: 'core', versions: ['v1'] },
+  apps: { apiGroup: 'apps', module: 'apps', versions: ['v1'] },
+  batch: { apiGroup: 'batch', module: 'batch', versions: ['v1'] },
+  networking: { apiGroup: 'networking.k8s.io', module: 'networking', versions: ['v1'] },
+  policy: { apiGroup: 'policy', module: 'policy', versions: ['v1'] },
+  rbac: { apiGroup: 'rbac.authorization.k8s.io', module: 'rbac', versions: ['v1'] },
+  coordination: { apiGroup: 'coordination.k8s.io', module: 'coordination', versions: ['v1'] },
+  events: { apiGroup: 'events.k8s.io', module: 'events', versions: ['v1'] },
+  autoscaling: { apiGroup: 'autoscaling', module: 'autoscaling', versions: ['v2'] },
+  admissionregistration: { apiGroup: 'admissionregistration.k8s.io', module: 'admissionregistration', versions: ['v1'] },
+  apiextensions: { apiGroup: 'apiextensions.k8s.io', module: 'apiextensions', versions: ['v1'] },
+};
+
+/** What kind of resource the controller reconciles: this project's own, a built-in, or another project's. */
+type Origin = { type: 'owned' } | { type: 'core'; apiGroup: string; typesImport: string } | { type: 'external'; typesImport: string; domain: string };
+
+function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
+  if (o.externalApiPath !== undefined) {
+    return { type: 'external', typesImport: o.externalApiPath, domain: o.externalApiDomain ?? '' };
+  }
+  if (o.resource) return { type: 'owned' };
+  const core = CORE_GROUPS[gvk.group];
+  if (!core) return { type: 'owned' };
+  if (!core.versions.includes(gvk.version)) {
+    throw new OpgenError(`@opgen/runtime/kubernetes has no typed kinds for ${core.apiGroup || 'core'}/${gvk.version}`, { flag: '--version' }, `use ${core.versions.join(' or ')}, or --external-api-path for your own types module`);
+  }
+  return { type: 'core', apiGroup: core.apiGroup, typesImport: `@opgen/runtime/kubernetes/${core.module}${gvk.version}` };
+}
+
 export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions): Promise<number> {
   const gvk = validateFlags(o);
+  const origin = originOf(o, gvk);
   stageAndCommit(ctx, o.dryRun, (tree) => {
     const project = loadProject(tree);
-    const existing = checkAgainstProject(project, gvk, o);
-    scaffold(tree, project, gvk, o, existing);
+    const existing = checkAgainstProject(project, gvk, o, origin);
+    scaffold(tree, project, gvk, o, existing, origin);
   });
   if (!o.dryRun) {
     ctx.out('Next: implement your new API and generate the manifests (CRDs, RBAC) with:');
@@ -62,6 +103,22 @@ function validateFlags(o: CreateApiOptions): Gvk {
   if (!o.resource && !o.controller) {
     throw new OpgenError('nothing to create: both --resource and --controller are off', { flag: '--resource' }, 'leave at least one of them on');
   }
+  if (o.externalApiPath !== undefined && o.resource) {
+    throw new OpgenError("cannot be used when creating an API in the project (--resource=true)", { flag: '--external-api-path' }, 'add --resource=false to scaffold only a controller for the external kind');
+  }
+  if (o.externalApiPath !== undefined && (o.externalApiPath === '' || /\s/.test(o.externalApiPath))) {
+    throw new OpgenError(`"${o.externalApiPath}" is not an import specifier`, { flag: '--external-api-path' }, 'give the module that exports the kind, e.g. @example/widgets-api or ./src/external/widget-types.js');
+  }
+  if (o.externalApiDomain !== undefined) {
+    if (o.externalApiPath === undefined) throw new OpgenError('requires --external-api-path', { flag: '--external-api-domain' }, 'pass --external-api-path <module> too');
+    const domainProblem = checkDns1123Subdomain(o.externalApiDomain);
+    if (domainProblem) throw new OpgenError(`invalid domain "${o.externalApiDomain}": it ${domainProblem}`, { flag: '--external-api-domain' });
+  }
+  if (o.controllerName !== undefined) {
+    if (!o.controller) throw new OpgenError('names a controller, but --controller is off', { flag: '--controller-name' }, 'drop --controller=false');
+    const nameProblem = checkDns1123Label(o.controllerName);
+    if (nameProblem) throw new OpgenError(`invalid controller name "${o.controllerName}": it ${nameProblem}`, { flag: '--controller-name' }, 'use lower-case letters, digits and dashes, e.g. memcached-backup');
+  }
   return { group, version, kind, plural: o.plural ?? pluralize(kind) };
 }
 
@@ -75,45 +132,64 @@ function required(value: string | undefined, flag: string, example: string): str
 }
 
 /** Checks the resource against PROJECT; returns its existing entry, if any. */
-function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptions): ResourceConfig | undefined {
+function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptions, origin: Origin): ResourceConfig | undefined {
   const qualified = qualifiedGroup({ group: gvk.group, domain: project.domain });
-  const subdomainProblem = checkDns1123Subdomain(qualified);
-  if (subdomainProblem) throw new OpgenError(`invalid API group "${qualified}": it ${subdomainProblem}`, { flag: '--group' });
+  if (origin.type === 'owned') {
+    const subdomainProblem = checkDns1123Subdomain(qualified);
+    if (subdomainProblem) throw new OpgenError(`invalid API group "${qualified}": it ${subdomainProblem}`, { flag: '--group' });
+  }
 
   const existing = project.resources.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
   if (existing && !o.force) {
-    const what = o.resource && existing.api ? 'API' : o.controller && existing.controller ? 'controller' : undefined;
+    const named = o.controllerName !== undefined;
+    const what = o.resource && existing.api ? 'API'
+      : o.controller && !named && existing.controller ? 'controller'
+        : named && existing.controllers?.includes(o.controllerName!) ? `controller "${o.controllerName}" of` : undefined;
     if (what) {
       throw new OpgenError(
         `${what} ${gvk.group}/${gvk.version}, Kind=${gvk.kind} already exists`,
-        { flag: '--kind' },
-        'pass --force to scaffold it again (its files are overwritten)',
+        { flag: named ? '--controller-name' : '--kind' },
+        named || what !== 'controller' ? 'pass --force to scaffold it again (its files are overwritten)' : 'pass --controller-name <name> for a second controller of this kind, or --force to scaffold it again',
       );
     }
   }
   if (existing && o.plural !== undefined && (existing.plural ?? pluralize(existing.kind)) !== gvk.plural && !o.force) {
     throw new OpgenError(`${gvk.kind} is recorded with plural "${existing.plural ?? pluralize(existing.kind)}"`, { flag: '--plural' });
   }
-  const otherGroup = project.resources.find((r) => r.group !== gvk.group);
-  if (otherGroup && !project.multigroup) {
+  // Built-in and external kinds live in their own groups; only this project's APIs need one group (or multigroup).
+  const otherGroup = project.resources.find((r) => r.group !== gvk.group && !r.core && !r.external);
+  if (origin.type === 'owned' && otherGroup && !project.multigroup) {
     throw new OpgenError(
       `the project's APIs are in group "${otherGroup.group}"; a second group needs a multi-group layout`,
       { flag: '--group' },
       'run `opgen edit --multigroup` first (new APIs then go to src/api/<group>/<version>)',
     );
   }
-  if (!o.resource && !existing?.api) {
-    throw new OpgenError(`no API ${gvk.group}/${gvk.version}, Kind=${gvk.kind} in this project for the controller to reconcile`, { flag: '--resource' }, 'leave --resource on to create the types as well');
+  if (origin.type === 'owned' && !o.resource && !existing?.api) {
+    throw new OpgenError(
+      `no API ${gvk.group}/${gvk.version}, Kind=${gvk.kind} in this project for the controller to reconcile`,
+      { flag: '--resource' },
+      `leave --resource on to create the types, use a built-in group (${Object.keys(CORE_GROUPS).join(', ')}), or pass --external-api-path for another project's types`,
+    );
   }
   return existing;
 }
 
-function scaffold(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOptions, existing: ResourceConfig | undefined): void {
-  const qualified = qualifiedGroup({ group: gvk.group, domain: project.domain });
+/** `memcached-backup` → `MemcachedBackup`. */
+function pascal(name: string): string {
+  return name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+}
+
+function scaffold(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOptions, existing: ResourceConfig | undefined, origin: Origin): void {
+  const qualified = origin.type === 'core' ? origin.apiGroup
+    : origin.type === 'external' ? qualifiedGroup({ group: gvk.group, domain: origin.domain })
+      : qualifiedGroup({ group: gvk.group, domain: project.domain });
   const kindLower = gvk.kind.toLowerCase();
   const kindFile = kebab(gvk.kind);
   const typesDir = existing?.path ? posix.dirname(existing.path) : apiDir(project, gvk.group, gvk.version);
-  const typesPath = existing?.path ?? `${typesDir}/${kindFile}-types.ts`;
+  const typesPath = origin.type === 'owned' ? existing?.path ?? `${typesDir}/${kindFile}-types.ts` : undefined;
+  // A named controller gets its own file and class: src/controller/<name>-controller.ts, <Name>Reconciler.
+  const controllerFile = o.controllerName ?? kindFile;
   const ctrlDir = controllerDir(project, gvk.group);
   const sampleFile = `${gvk.group}_${gvk.version}_${kindLower}`;
   const rolePrefix = project.multigroup ? `${gvk.group}_${kindLower}` : kindLower;
@@ -135,10 +211,15 @@ function scaffold(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOpti
     resourceMarker: resourceArgs.length > 0 ? `+kubebuilder:resource:${resourceArgs.join(',')}` : '',
     header: sourceHeader(tree.read('hack/boilerplate.ts.txt')),
     varName: variableName(gvk.kind),
-    controllerName: kindLower,
-    typesImport: importPath(ctrlDir, typesPath),
+    controllerName: o.controllerName ?? kindLower,
+    reconciler: `${o.controllerName ? pascal(o.controllerName) : gvk.kind}Reconciler`,
+    // RBAC markers name the core group `core` (controller-gen's spelling of "").
+    rbacGroup: qualified === '' ? 'core' : qualified,
+    // Only this project's kinds have a CRD here, so only they can be created freely in the test.
+    ownsResource: origin.type === 'owned',
+    typesImport: origin.type === 'owned' ? importPath(ctrlDir, typesPath!) : origin.type === 'core' ? origin.typesImport : externalImport(ctrlDir, origin.typesImport),
     envtestImport: importPath(ctrlDir, 'test/envtest.ts'),
-    controllerImport: importPath('src', `${ctrlDir}/${kindFile}-controller.ts`),
+    controllerImport: importPath('src', `${ctrlDir}/${controllerFile}-controller.ts`),
     sampleFile,
     rolePrefix,
     roleName: rolePrefix.replaceAll('_', '-'),
@@ -153,22 +234,32 @@ function scaffold(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOpti
     insertInto(tree, 'config/default/kustomization.yaml', 'crd', renderPartial('default-crd', data));
   }
   if (o.controller) {
-    renderTemplates(tree, 'api/controller', { data, placeholders, force: o.force });
+    renderTemplates(tree, 'api/controller', { data: { ...data, kindFile: controllerFile }, placeholders: { ...placeholders, kindFile: controllerFile }, force: o.force });
     insertInto(tree, 'src/main.ts', 'imports', renderPartial('main-import', data));
     insertInto(tree, 'src/main.ts', 'controllers', renderPartial('main-controller', data));
   }
 
+  const controllers = [...(existing?.controllers ?? []), ...(o.controllerName && !existing?.controllers?.includes(o.controllerName) ? [o.controllerName] : [])];
   const record: ResourceConfig = {
     group: gvk.group,
-    domain: project.domain,
+    domain: origin.type === 'owned' ? project.domain : origin.type === 'external' ? origin.domain : existing?.domain ?? '',
     version: gvk.version,
     kind: gvk.kind,
     ...(gvk.plural !== pluralize(gvk.kind) ? { plural: gvk.plural } : {}),
-    path: typesPath,
+    ...(typesPath !== undefined ? { path: typesPath } : origin.type === 'external' ? { path: origin.typesImport } : {}),
     ...(existing?.api || o.resource ? { api: { crdVersion: 'v1' as const, namespaced } } : {}),
-    ...(existing?.controller || o.controller ? { controller: true } : {}),
+    ...(existing?.controller || (o.controller && !o.controllerName) ? { controller: true } : {}),
+    ...(controllers.length > 0 ? { controllers } : {}),
+    ...(origin.type === 'core' || existing?.core ? { core: true } : {}),
+    ...(origin.type === 'external' || existing?.external ? { external: true } : {}),
     ...(existing?.webhooks ? { webhooks: existing.webhooks } : {}),
   };
   const resources = existing ? project.resources.map((r) => (r === existing ? record : r)) : [...project.resources, record];
   saveProject(tree, { ...project, resources });
+}
+
+/** An external types module: a package name as given, a project-relative path made relative to `fromDir`. */
+function externalImport(fromDir: string, specifier: string): string {
+  if (!specifier.startsWith('./') && !specifier.startsWith('../')) return specifier;
+  return importPath(fromDir, posix.normalize(specifier).replace(/\.js$/, '.ts'));
 }

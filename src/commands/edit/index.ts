@@ -2,24 +2,46 @@
 import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { loadProject, saveProject } from '../../project/index.js';
+import { boilerplateFor, ownerIn, readLicenseFile, type License } from '../shared/license.js';
 import { stageAndCommit } from '../shared/run-in-tree.js';
 
 export interface EditOptions {
   /** undefined = leave as it is. */
   multigroup?: boolean;
+  /** Rewrite hack/boilerplate.ts.txt (the header of files scaffolded from now on). */
+  license?: License;
+  owner?: string;
+  licenseFile?: string;
   dryRun: boolean;
 }
 
+const BOILERPLATE = 'hack/boilerplate.ts.txt';
+
 export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<number> {
-  if (o.multigroup === undefined) {
-    throw new OpgenError('nothing to change', { flag: '--multigroup' }, 'pass --multigroup or --multigroup=false');
+  const licensing = o.license !== undefined || o.owner !== undefined || o.licenseFile !== undefined;
+  if (o.multigroup === undefined && !licensing) {
+    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --license, --owner or --license-file');
   }
+  if (o.licenseFile !== undefined && (o.license !== undefined || o.owner !== undefined)) {
+    throw new OpgenError('replaces the whole header, so --license and --owner do not apply', { flag: '--license-file' }, 'pass either --license-file or --license/--owner');
+  }
+  if (o.owner !== undefined && o.owner.trim() === '') throw new OpgenError('is empty', { flag: '--owner' }, 'e.g. --owner "Example Corp"');
+  if (o.owner !== undefined && o.license === 'none') throw new OpgenError('has no header to appear in with --license none', { flag: '--owner' }, 'drop --owner, or use --license apache2');
+  const licenseFile = o.licenseFile !== undefined ? readLicenseFile(ctx.cwd, o.licenseFile) : undefined;
   const multigroup = o.multigroup;
   let note: string | undefined;
   stageAndCommit(ctx, o.dryRun, (tree) => {
     const project = loadProject(tree);
+    if (licensing) {
+      // Only new files get the new header; existing ones keep theirs (as kubebuilder's edit).
+      const current = tree.read(BOILERPLATE);
+      const header = licenseFile ?? boilerplateFor(o.license ?? 'apache2', o.owner ?? ownerIn(current) ?? `the ${project.projectName} authors`);
+      tree.write(BOILERPLATE, header);
+      note = `${BOILERPLATE} updated: files scaffolded from now on carry the new header; existing files keep theirs.`;
+    }
+    if (multigroup === undefined) return;
     if (!multigroup) {
-      const groups = [...new Set(project.resources.map((r) => r.group))];
+      const groups = [...new Set(project.resources.filter((r) => !r.core && !r.external).map((r) => r.group))];
       if (groups.length > 1) {
         throw new OpgenError(`the project has APIs in ${groups.length} groups (${groups.join(', ')})`, { flag: '--multigroup' }, 'a single-group layout needs all APIs in one group');
       }

@@ -6,6 +6,7 @@ import { OpgenError } from '../../diag/diagnostic.js';
 import { checkDns1123Label, checkDns1123Subdomain } from '../../naming/index.js';
 import { LAYOUT, saveProject, type ProjectConfig } from '../../project/index.js';
 import { renderPartial, renderTemplates, Tree } from '../../scaffold/index.js';
+import { readLicenseFile } from '../shared/license.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
 
 export interface InitOptions {
@@ -14,6 +15,8 @@ export interface InitOptions {
   projectName?: string;
   owner?: string;
   license: 'apache2' | 'none';
+  /** A header of the user's own for new source files (one /* ... *\/ block); replaces --license. */
+  licenseFile?: string;
   skipInstall: boolean;
   dryRun: boolean;
 }
@@ -38,8 +41,9 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
     throw new OpgenError('this directory already holds a project', { file: existing }, 'run `opgen init` in an empty directory, or use `opgen create api` to extend this one');
   }
 
+  const licenseFile = o.licenseFile !== undefined ? readLicenseFile(ctx.cwd, o.licenseFile) : undefined;
   const licenseData = { licenseApache: o.license === 'apache2', copyrightOwner: o.owner ?? `the ${projectName} authors` };
-  const boilerplate = renderPartial('boilerplate', licenseData);
+  const boilerplate = licenseFile ?? renderPartial('boilerplate', licenseData);
   const data = {
     ...licenseData,
     projectName,
@@ -61,6 +65,7 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
 
   stageAndCommit(ctx, o.dryRun, (tree) => {
     renderTemplates(tree, 'init', { data });
+    if (licenseFile !== undefined) tree.write('hack/boilerplate.ts.txt', licenseFile);
     saveProject(tree, project);
   });
   if (o.dryRun) return 0;

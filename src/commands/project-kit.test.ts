@@ -1,0 +1,226 @@
+// Kubebuilder's project kit in an opgen project: CI workflows, lint set-up, IMG-aware deploy, a
+// .gitignore that keeps dist/install.yaml, controllers for kinds the project does not own, named
+// controllers, and license headers — each checked on a real scaffold (and with real git and kubectl).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { run } from '../cli/main.js';
+import { parseProject } from '../project/index.js';
+
+interface CliResult { code: number; stdout: string; stderr: string }
+
+async function opgen(cwd: string, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, cwd);
+  return { code, stdout, stderr };
+}
+
+let parent: string;
+let dir: string;
+beforeEach(() => {
+  parent = mkdtempSync(join(tmpdir(), 'opgen-kit-'));
+  dir = join(parent, 'memcached-operator');
+  mkdirSync(dir);
+});
+afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
+const init = (...extra: string[]) => opgen(dir, 'init', '--domain', 'example.com', '--skip-install', ...extra);
+const createApi = (...extra: string[]) => opgen(dir, 'create', 'api', ...extra);
+const files = (): Record<string, string> => Object.fromEntries(
+  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => {
+    const abs = join(e.parentPath, e.name);
+    return [abs.slice(dir.length + 1), readFileSync(abs, 'utf8')];
+  }),
+);
+
+/** One line on stderr naming the flag, exit 1, and not a byte changed. */
+async function expectRefused(before: Record<string, string>, r: Promise<CliResult>, pattern: RegExp): Promise<void> {
+  const result = await r;
+  expect(result.code, result.stdout).toBe(1);
+  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(result.stderr).toMatch(pattern);
+  expect(files()).toEqual(before);
+}
+
+describe('init: the project kit', () => {
+  it('writes lint, test and e2e workflows with a read-only token and actions pinned to commits', async () => {
+    expect((await init()).code).toBe(0);
+    for (const name of ['lint', 'test', 'test-e2e']) {
+      const wf = parse(read(`.github/workflows/${name}.yml`)) as { permissions: unknown; jobs: Record<string, { steps: Array<{ uses?: string; run?: string }> }> };
+      expect(wf.permissions, name).toEqual({ contents: 'read' });
+      const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+      const uses = steps.flatMap((s) => (s.uses ? [s.uses] : []));
+      expect(uses.length, name).toBeGreaterThan(0);
+      for (const u of uses) expect(u, `${name}: ${u}`).toMatch(/^[\w-]+\/[\w-]+@[0-9a-f]{40}$/);
+      const runs = steps.flatMap((s) => (s.run ? [s.run] : [])).join('\n');
+      expect(runs).toContain({ lint: 'npm run lint', test: 'npm test', 'test-e2e': 'npm run test-e2e' }[name]);
+    }
+  });
+
+  it('ignores tsc output but not dist/install.yaml (checked with git)', async () => {
+    expect((await init()).code).toBe(0);
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    const ignored = (path: string) => spawnSync('git', ['check-ignore', '-q', path], { cwd: dir }).status === 0;
+    expect(ignored('dist/main.js')).toBe(true);
+    expect(ignored('node_modules/x/index.js')).toBe(true);
+    expect(ignored('dist/install.yaml')).toBe(false);
+  });
+
+  it('has the scripts a kubebuilder user looks for, with start running the compiled manager after manifests and build', async () => {
+    expect((await init()).code).toBe(0);
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
+    expect(pkg.scripts.prestart).toBe('npm run manifests && npm run build');
+    // exec: the shell npm starts becomes node, so the signal npm forwards reaches the manager.
+    expect(pkg.scripts.start).toBe('exec node dist/main.js');
+    expect(pkg.scripts['docker-push']).toBe('docker push ${IMG:-controller:latest}');
+    expect(pkg.scripts['docker-buildx']).toContain('--platform=${PLATFORMS:-linux/arm64,linux/amd64,linux/s390x,linux/ppc64le}');
+    expect(pkg.scripts.deploy).toBe('node hack/set-image.mjs && kubectl apply -k config/default');
+    expect(pkg.scripts['build-installer']).toMatch(/^node hack\/set-image\.mjs && /);
+    for (const s of ['lint', 'lint-fix', 'format', 'setup-test-e2e', 'test-e2e', 'cleanup-test-e2e']) expect(pkg.scripts[s], s).toBeTruthy();
+    expect(pkg.scripts['setup-test-e2e']).toContain('${KIND_CLUSTER:-memcached-operator-test-e2e}');
+    expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['eslint', 'typescript-eslint', 'prettier', '@eslint/js', 'eslint-config-prettier']));
+    expect(read('vitest.config.ts')).toContain("exclude: ['test/e2e/**'");
+    expect(read('test/e2e/e2e.test.ts')).toContain("'create', 'token', serviceAccount");
+    expect(read('Dockerfile')).toContain('FROM --platform=$BUILDPLATFORM node:20-bookworm-slim AS builder');
+  });
+
+  it('sets the manager image from IMG the way kustomize edit set image does (checked with kubectl kustomize)', async () => {
+    expect((await init()).code).toBe(0);
+    const setImage = (img: string | undefined) => spawnSync(process.execPath, ['hack/set-image.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, IMG: img ?? '' } });
+    const image = () => {
+      const out = execFileSync('kubectl', ['kustomize', 'config/default'], { cwd: dir, encoding: 'utf8' });
+      const d = parseAllDocuments(out).map((doc) => doc.toJS() as { kind: string; spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } } }).find((o) => o.kind === 'Deployment');
+      return d?.spec?.template?.spec?.containers?.[0]?.image;
+    };
+    expect(setImage('registry.example.com:5000/team/memcached-operator:v1.2.3').status).toBe(0);
+    expect(image()).toBe('registry.example.com:5000/team/memcached-operator:v1.2.3');
+    expect(setImage('example.com/op@sha256:' + 'a'.repeat(64)).status).toBe(0);
+    expect(image()).toBe(`example.com/op@sha256:${'a'.repeat(64)}`);
+    expect(setImage(undefined).status).toBe(0);
+    expect(image()).toBe('controller:latest');
+    const before = read('config/manager/kustomization.yaml');
+    const bad = setImage('Not An Image');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toEqual(['set-image: IMG=Not An Image is not an image reference; write it like registry.example.com/name:tag']);
+    expect(read('config/manager/kustomization.yaml')).toBe(before);
+  });
+});
+
+describe('create api for kinds the project does not own', () => {
+  it('--group apps --version v1 --kind Deployment --resource=false: a controller on the typed built-in kind, PROJECT core: true', async () => {
+    expect((await init()).code).toBe(0);
+    const before = files();
+    const r = await createApi('--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false', '--controller');
+    expect(r.code, r.stderr).toBe(0);
+    const controller = read('src/controller/deployment-controller.ts');
+    expect(controller).toContain("import { Deployment } from '@opgen/runtime/kubernetes/appsv1';");
+    expect(controller).toContain('+kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete');
+    expect(read('src/main.ts')).toContain('new DeploymentReconciler(mgr.client).setupWithManager(mgr);');
+    expect(read('src/controller/deployment-controller.test.ts')).not.toContain('spec: {');
+    const project = parseProject(read('PROJECT'));
+    expect(project.resources).toEqual([{ group: 'apps', domain: '', version: 'v1', kind: 'Deployment', controller: true, core: true }]);
+    // No CRD, sample or roles for a kind the project does not own.
+    const added = Object.keys(files()).filter((f) => !(f in before)).sort();
+    expect(added).toEqual(['src/controller/deployment-controller.test.ts', 'src/controller/deployment-controller.ts']);
+
+    expect((await createApi('--group', 'core', '--version', 'v1', '--kind', 'Pod', '--resource=false')).code).toBe(0);
+    expect(read('src/controller/pod-controller.ts')).toContain('+kubebuilder:rbac:groups=core,resources=pods,');
+    expect(read('src/controller/pod-controller.ts')).toContain("from '@opgen/runtime/kubernetes/corev1'");
+  });
+
+  it('--external-api-path: a controller on another project\'s kind, PROJECT external: true', async () => {
+    expect((await init()).code).toBe(0);
+    const r = await createApi('--group', 'widgets', '--version', 'v1', '--kind', 'Widget', '--resource=false',
+      '--external-api-path', '@example/widgets-api', '--external-api-domain', 'example.org');
+    expect(r.code, r.stderr).toBe(0);
+    expect(read('src/controller/widget-controller.ts')).toContain("import { Widget } from '@example/widgets-api';");
+    expect(read('src/controller/widget-controller.ts')).toContain('groups=widgets.example.org,resources=widgets,');
+    expect(parseProject(read('PROJECT')).resources).toEqual([{ group: 'widgets', domain: 'example.org', version: 'v1', kind: 'Widget', path: '@example/widgets-api', controller: true, external: true }]);
+  });
+
+  it('refuses bad flags with one line, writing nothing', async () => {
+    expect((await init()).code).toBe(0);
+    const before = files();
+    await expectRefused(before, createApi('--group', 'storage', '--version', 'v1', '--kind', 'StorageClass', '--resource=false'), /^--resource: error: no API storage\/v1, Kind=StorageClass in this project .*--external-api-path/);
+    await expectRefused(before, createApi('--group', 'apps', '--version', 'v2', '--kind', 'Deployment', '--resource=false'), /^--version: error: @opgen\/runtime\/kubernetes has no typed kinds for apps\/v2 \(use v1/);
+    await expectRefused(before, createApi('--group', 'w', '--version', 'v1', '--kind', 'W', '--external-api-path', 'x'), /^--external-api-path: error: cannot be used when creating an API in the project/);
+    await expectRefused(before, createApi('--group', 'w', '--version', 'v1', '--kind', 'W', '--resource=false', '--external-api-domain', 'example.org'), /^--external-api-domain: error: requires --external-api-path/);
+    await expectRefused(before, createApi('--group', 'w', '--version', 'v1', '--kind', 'W', '--resource=false', '--external-api-path', 'x', '--external-api-domain', 'Bad_Domain'), /^--external-api-domain: error: invalid domain "Bad_Domain"/);
+    await expectRefused(before, createApi('--group', 'w', '--version', 'v1', '--kind', 'W', '--resource=false', '--external-api-path', 'has space'), /^--external-api-path: error: "has space" is not an import specifier/);
+    await expectRefused(before, createApi('--group', 'cache', '--version', 'v1', '--kind', 'M', '--controller-name', 'Bad_Name'), /^--controller-name: error: invalid controller name "Bad_Name"/);
+    await expectRefused(before, createApi('--group', 'cache', '--version', 'v1', '--kind', 'M', '--controller=false', '--controller-name', 'm2'), /^--controller-name: error: names a controller, but --controller is off/);
+  });
+});
+
+describe('create api --controller-name', () => {
+  it('adds a second controller of one kind: its own file and class, registered in main.ts, listed in PROJECT', async () => {
+    expect((await init()).code).toBe(0);
+    expect((await createApi('--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached')).code).toBe(0);
+    const before = files();
+    await expectRefused(before, createApi('--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--resource=false'), /^--kind: error: controller cache\/v1alpha1, Kind=Memcached already exists \(pass --controller-name <name> for a second controller/);
+    const r = await createApi('--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--resource=false', '--controller-name', 'memcached-backup');
+    expect(r.code, r.stderr).toBe(0);
+    const second = read('src/controller/memcached-backup-controller.ts');
+    expect(second).toContain('export class MemcachedBackupReconciler implements Reconciler');
+    expect(second).toContain("named('memcached-backup')");
+    expect(second).toContain("import { Memcached } from '../api/v1alpha1/memcached-types.js';");
+    expect(read('src/controller/memcached-backup-controller.test.ts')).toContain("import { MemcachedBackupReconciler } from './memcached-backup-controller.js';");
+    const main = read('src/main.ts');
+    expect(main).toContain('new MemcachedReconciler(mgr.client).setupWithManager(mgr);');
+    expect(main).toContain('new MemcachedBackupReconciler(mgr.client).setupWithManager(mgr);');
+    expect(read('src/controller/memcached-controller.ts')).toBe(before['src/controller/memcached-controller.ts']);
+    const [memcached] = parseProject(read('PROJECT')).resources;
+    expect(memcached).toMatchObject({ kind: 'Memcached', controller: true, controllers: ['memcached-backup'], api: { namespaced: true } });
+    const again = files();
+    await expectRefused(again, createApi('--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--resource=false', '--controller-name', 'memcached-backup'), /^--controller-name: error: controller "memcached-backup" of cache\/v1alpha1, Kind=Memcached already exists/);
+  });
+});
+
+describe('license headers', () => {
+  const header = '/*\nCopyright 2026 Example Corp.\nAll rights reserved.\n*/\n';
+
+  it('init --license-file puts your header on every new source file', async () => {
+    writeFileSync(join(parent, 'LICENSE-HEADER.txt'), header);
+    expect((await init('--license-file', '../LICENSE-HEADER.txt')).code).toBe(0);
+    expect(read('hack/boilerplate.ts.txt')).toBe(header);
+    expect(read('src/main.ts').startsWith(`${header}\n`)).toBe(true);
+    expect((await createApi('--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached')).code).toBe(0);
+    expect(read('src/controller/memcached-controller.ts').startsWith(`${header}\n`)).toBe(true);
+  });
+
+  it('init --license-file refuses a missing file or a header that is not one comment block, writing nothing', async () => {
+    writeFileSync(join(parent, 'plain.txt'), 'Copyright me\n');
+    writeFileSync(join(parent, 'two.txt'), '/* a */\n/* b */\n');
+    for (const [file, message] of [['../missing.txt', /^--license-file: error: cannot read \.\.\/missing\.txt: ENOENT/], ['../plain.txt', /is not a single \/\* \.\.\. \*\/ comment block/], ['../two.txt', /is not a single/]] as const) {
+      await expectRefused({}, init('--license-file', file), message);
+    }
+  });
+
+  it('edit --license/--owner/--license-file rewrite the header of files scaffolded from now on', async () => {
+    expect((await init('--owner', 'First Owner')).code).toBe(0);
+    expect(read('hack/boilerplate.ts.txt')).toContain('Copyright First Owner.');
+    const main = read('src/main.ts');
+    const r = await opgen(dir, 'edit', '--owner', 'Second Owner');
+    expect(r.code, r.stderr).toBe(0);
+    expect(read('hack/boilerplate.ts.txt')).toContain('Copyright Second Owner.');
+    expect(read('src/main.ts')).toBe(main);
+    expect((await opgen(dir, 'edit', '--license', 'none')).code).toBe(0);
+    expect(read('hack/boilerplate.ts.txt').trim()).toBe('');
+    expect((await createApi('--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached')).code).toBe(0);
+    expect(read('src/controller/memcached-controller.ts').startsWith('import ')).toBe(true);
+    writeFileSync(join(parent, 'h.txt'), header);
+    expect((await opgen(dir, 'edit', '--license-file', '../h.txt')).code).toBe(0);
+    expect(read('hack/boilerplate.ts.txt')).toBe(header);
+
+    const before = files();
+    await expectRefused(before, opgen(dir, 'edit', '--license', 'none', '--owner', 'X'), /^--owner: error: has no header to appear in with --license none/);
+    await expectRefused(before, opgen(dir, 'edit', '--license-file', '../h.txt', '--owner', 'X'), /^--license-file: error: replaces the whole header/);
+    await expectRefused(before, opgen(dir, 'edit', '--license', 'mit'), /--license.*mit/);
+    await expectRefused(before, opgen(dir, 'edit'), /^edit: error: nothing to change/);
+  });
+});
