@@ -25,6 +25,8 @@ describe('envtest binaries: cache, download, build', () => {
   let requests: string[] = [];
   let server: Server;
   let base = '';
+  /** An index URL nobody answers (a port that was free a moment ago): "offline". */
+  let offline = '';
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -36,6 +38,11 @@ describe('envtest binaries: cache, download, build', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    offline = `http://127.0.0.1:${port}/index.yaml`;
   });
   afterAll(async () => {
     await new Promise((r) => server.close(r));
@@ -148,9 +155,9 @@ describe('envtest binaries: cache, download, build', () => {
 
   it('without network and without building, says what it tried and how to fix it', async () => {
     const cache = join(scratch, 'cache-offline');
-    const err = await setupEnvtest({ cacheRoots: [cache], indexUrl: 'http://127.0.0.1:1/index.yaml', progress: false, build: false }).catch((e: unknown) => e);
+    const err = await setupEnvtest({ cacheRoots: [cache], indexUrl: offline, progress: false, build: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MissingBinariesError);
-    expect((err as Error).message).toContain('could not fetch http://127.0.0.1:1/index.yaml: ECONNREFUSED');
+    expect((err as Error).message).toContain(`could not fetch ${offline}: ECONNREFUSED`);
     expect((err as Error).message).toContain('npx opgen setup-envtest');
     // An explicit KUBEBUILDER_ASSETS that lacks the binaries stays an error: no download behind a typo.
     await expect(resolveBinaries(undefined, { KUBEBUILDER_ASSETS: join(scratch, 'typo'), HOME: scratch })).rejects.toThrow(MissingBinariesError);
@@ -159,13 +166,13 @@ describe('envtest binaries: cache, download, build', () => {
   it('offline with Go installed, builds kube-apiserver and etcd from the Go module proxy, showing progress', async () => {
     const cache = join(scratch, 'cache-build');
     const lines: string[] = [];
-    const folder = await setupEnvtest({ version: '1.36.3', cacheRoots: [cache], indexUrl: 'http://127.0.0.1:1/index.yaml', progress: progressTo((t) => lines.push(t)) });
+    const folder = await setupEnvtest({ version: '1.36.3', cacheRoots: [cache], indexUrl: offline, progress: progressTo((t) => lines.push(t)) });
     expect(folder).toBe(join(cache, 'k8s-1.36.3-etcd-3.6.16'));
     const version = execFileSync(join(folder, 'kube-apiserver'), ['--version'], { encoding: 'utf8' });
     expect(version.trim()).toBe('Kubernetes v1.36.3');
     expect(execFileSync(join(folder, 'etcd'), ['--version'], { encoding: 'utf8' })).toContain('etcd Version: 3.6.16');
     const log = lines.join('');
-    expect(log).toContain('could not fetch http://127.0.0.1:1/index.yaml: ECONNREFUSED; building Kubernetes 1.36.3 test binaries with Go instead');
+    expect(log).toContain(`could not fetch ${offline}: ECONNREFUSED; building Kubernetes 1.36.3 test binaries with Go instead`);
     expect(log).toMatch(/compiling kube-apiserver v1\.36\.3: \d+ of \d+ \(\d+%\)/);
     expect(readdirSync(cache).sort()).toEqual(['k8s-1.36.3-etcd-3.6.16']);
   }, 1_200_000);
