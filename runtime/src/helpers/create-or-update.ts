@@ -67,7 +67,9 @@ async function mutateChecked<T extends KubeObject>(obj: T, mutate: MutateFn<T>, 
 /**
  * Gets `obj` by name (and namespace); when missing, runs `mutate` on it and creates it; otherwise runs
  * `mutate` on the object as stored and updates it if that changed anything. `obj` ends up as the
- * server returned it. An update conflicts (409) if the object changed meanwhile: return the error so
+ * server returned it. Let `mutate` set the fields the controller owns rather than replace whole objects
+ * (`spec.replicas = n`, not `spec = {...}`): a replaced object drops the API server's defaults, so every
+ * run differs from what is stored and updates. An update conflicts (409) if the object changed meanwhile: return the error so
  * the request is retried.
  */
 export async function createOrUpdate<T extends KubeObject>(client: ReadWriter, kind: ResourceKind<T>, obj: T, mutate: MutateFn<T>): Promise<OperationResult> {

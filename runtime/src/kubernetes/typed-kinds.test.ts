@@ -12,29 +12,27 @@ import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { createOrUpdate } from '../helpers/create-or-update.js';
 import { appsv1, corev1, rbacv1, apiextensionsv1, networkingv1, policyv1, batchv1, coordinationv1, eventsv1, autoscalingv2, admissionregistrationv1 } from './index.js';
 
-/** What a Memcached controller writes: every field below is typed, none falls into an index signature. */
+/**
+ * What a Memcached controller writes: every field below is typed, none falls into an index signature.
+ * It sets fields in place rather than replacing whole objects, so the API server's defaults survive and
+ * a second run changes nothing (createOrUpdate then answers 'unchanged').
+ */
 function deploymentFor(d: appsv1.Deployment, replicas: number): void {
   const labels = { app: 'memcached' };
-  d.metadata = { ...d.metadata, labels };
-  d.spec = {
-    replicas,
-    selector: { matchLabels: labels },
-    template: {
-      metadata: { labels },
-      spec: {
-        securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
-        containers: [{
-          name: 'memcached',
-          image: 'memcached:1.6.26-alpine3.19',
-          imagePullPolicy: 'IfNotPresent',
-          ports: [{ containerPort: 11211, name: 'memcached' }],
-          resources: { limits: { cpu: '500m', memory: '64Mi' } },
-          securityContext: { runAsUser: 1001, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-          livenessProbe: { tcpSocket: { port: 'memcached' }, periodSeconds: 10 },
-        }],
-      },
-    },
-  };
+  d.metadata = { ...d.metadata, labels: { ...d.metadata?.labels, ...labels } };
+  const spec: appsv1.DeploymentSpec = (d.spec ??= { selector: { matchLabels: labels }, template: {} });
+  spec.replicas = replicas;
+  spec.template.metadata = { ...spec.template.metadata, labels: { ...spec.template.metadata?.labels, ...labels } };
+  const pod: corev1.PodSpec = (spec.template.spec ??= { containers: [] });
+  pod.securityContext = { ...pod.securityContext, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
+  let container = pod.containers.find((c) => c.name === 'memcached');
+  if (!container) pod.containers.push((container = { name: 'memcached' }));
+  container.image = 'memcached:1.6.26-alpine3.19';
+  container.imagePullPolicy = 'IfNotPresent';
+  container.ports = [{ containerPort: 11211, name: 'memcached', protocol: 'TCP' }];
+  container.resources = { ...container.resources, limits: { cpu: '500m', memory: '64Mi' } };
+  container.securityContext = { ...container.securityContext, runAsUser: 1001, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+  container.livenessProbe = { ...container.livenessProbe, tcpSocket: { port: 'memcached' }, periodSeconds: 10 };
 }
 
 describe('typed built-in kinds', () => {
@@ -105,7 +103,7 @@ describe('importing the typed kinds', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('deployments');
     const loaded = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:') && !u.includes('/test/module-log/'));
-    const runtimeFiles = loaded.map((u) => fileURLToPath(u).slice(dist.length)).sort();
+    const runtimeFiles = [...new Set(loaded.map((u) => fileURLToPath(u).slice(dist.length)))].sort();
     expect(runtimeFiles.filter((f) => !f.startsWith('kubernetes/'))).toEqual(['api/kind.js']);
     expect(runtimeFiles.filter((f) => f.startsWith('kubernetes/'))).toHaveLength(13);
     expect(loaded.every((u) => fileURLToPath(u).startsWith(dist))).toBe(true);
