@@ -1,7 +1,7 @@
 // The first ten minutes of a user, from the packed tarballs: init, two `create api` (one namespaced, one
 // cluster-scoped), install, type-check with tsc, generate the manifests, render config/default with
 // kubectl kustomize, and run the scaffolded controller tests against a real API server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type Options } from 'execa';
@@ -53,12 +53,16 @@ describe('scaffold end to end (packed tarballs)', () => {
       ['init', '--domain', 'example.com', '--repo', 'github.com/example/memcached-operator', '--skip-install'],
       ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached'],
       ['create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Policy', '--namespaced=false'],
+      // A controller for a kind the project does not own, on the typed built-in kinds.
+      ['create', 'api', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false', '--controller'],
     ];
     for (const args of steps) {
       const r = await run(process.execPath, [packedCli, ...args]);
       expect(r.exitCode, `opgen ${args.join(' ')}\n${r.all}`).toBe(0);
     }
     expect(readFileSync(join(project, 'src/api/v1alpha1/policy-types.ts'), 'utf8')).toContain('+kubebuilder:resource:scope=Cluster');
+    // The tutorial's reconcile step with typed kinds and helpers; tsc --strict and the linter check it below.
+    copyFileSync(join(repoRoot, 'e2e/example/memcached-deployment.ts'), join(project, 'src/controller/memcached-deployment.ts'));
   }, STEP);
 
   it('installs the packed opgen and @opgen/runtime with the dev dependencies', async () => {
@@ -74,6 +78,20 @@ describe('scaffold end to end (packed tarballs)', () => {
     const build = await run('npm', ['run', 'build']);
     expect(build.exitCode, build.all).toBe(0);
     expect(existsSync(join(project, 'dist/main.js'))).toBe(true);
+  }, STEP);
+
+  it('npm run lint (tsc + ESLint with typescript-eslint) passes, and fails on a planted lint error', async () => {
+    const clean = await run('npm', ['run', 'lint']);
+    expect(clean.exitCode, clean.all).toBe(0);
+    const planted = join(project, 'src/planted.ts');
+    writeFileSync(planted, 'export function planted(): number {\n  const unused = 1;\n  return 2;\n}\n');
+    try {
+      const dirty = await run('npm', ['run', 'lint']);
+      expect(dirty.exitCode, dirty.all).not.toBe(0);
+      expect(dirty.all).toMatch(/src\/planted\.ts[\s\S]*'unused' is assigned a value but never used\s+@typescript-eslint\/no-unused-vars/);
+    } finally {
+      rmSync(planted);
+    }
   }, STEP);
 
   it('opgen generate writes the CRDs and the manager role', async () => {
@@ -128,11 +146,20 @@ describe('scaffold end to end (packed tarballs)', () => {
     expect(manager?.resources?.limits).toBeDefined();
   }, STEP);
 
+  it('build-installer writes dist/install.yaml with the IMG image', async () => {
+    const r = await run('npm', ['run', 'build-installer'], { env: { ...process.env, IMG: 'registry.example.com/memcached-operator:v0.1.0' } });
+    expect(r.exitCode, r.all).toBe(0);
+    const objects = parseAllDocuments(readFileSync(join(project, 'dist/install.yaml'), 'utf8')).map((d) => d.toJS() as K8sObject);
+    const deployment = objects.find((o) => o.kind === 'Deployment');
+    expect(deployment?.spec?.template?.spec?.containers?.[0]?.image).toBe('registry.example.com/memcached-operator:v0.1.0');
+  }, STEP);
+
   it('the built manager runs against a real API server: ready, reconciles a Memcached, stops on SIGTERM', async () => {
     const env = await startTestEnv({ crdPaths: [join(project, 'config/crd/bases')] });
     try {
       const port = await freePort();
-      const manager = execa(process.execPath, ['dist/main.js', `--health-probe-bind-address=127.0.0.1:${port}`, '--leader-elect'], {
+      // Through `npm start` (manifests, build, then the compiled manager), stopped by SIGTERM to npm.
+      const manager = execa('npm', ['start', '--', `--health-probe-bind-address=127.0.0.1:${port}`, '--leader-elect'], {
         cwd: project,
         reject: false,
         all: true,
@@ -149,6 +176,8 @@ describe('scaffold end to end (packed tarballs)', () => {
       manager.kill('SIGTERM');
       const r = await manager;
       expect(r.exitCode, log).toBe(0);
+      // The manager itself got the signal and let go of its port (npm left nothing running).
+      expect(await fetch(`http://127.0.0.1:${port}/readyz`).then(() => 'still serving', () => 'closed')).toBe('closed');
     } finally {
       await env.stop();
     }
@@ -165,7 +194,7 @@ describe('scaffold end to end (packed tarballs)', () => {
     for (const b of ['kube-apiserver', 'etcd']) expect(existsSync(join(folder, b)), `${folder}/${b}`).toBe(true);
     const r = await run('npm', ['test'], { env, extendEnv: false });
     expect(r.exitCode, r.all).toBe(0);
-    expect(String(r.all).replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+4 passed \(4\)/);
+    expect(String(r.all).replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+5 passed \(5\)/);
   }, STEP);
 });
 
@@ -181,6 +210,7 @@ interface K8sObject {
         securityContext?: unknown;
         containers?: Array<{
           args?: string[];
+          image?: string;
           securityContext?: unknown;
           livenessProbe?: { httpGet?: { path?: string } };
           readinessProbe?: { httpGet?: { path?: string } };
