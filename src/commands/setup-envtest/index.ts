@@ -3,7 +3,7 @@
 // same code startTestEnv runs when nothing is configured, so the command and the tests always agree.
 import { dirname } from 'node:path';
 import { OpgenError } from '../../diag/diagnostic.js';
-import type { CommandContext } from '../../cli/context.js';
+import type { CommandContext } from '../../common/command-context.js';
 
 export type PrintFormat = 'overview' | 'path' | 'env';
 
