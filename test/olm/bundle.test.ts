@@ -260,6 +260,22 @@ describe('bad input: one line, non-zero exit, nothing written', () => {
     }
   });
 
+  it('a config/manifests that kubectl kustomize refuses', async () => {
+    const k = join(project, 'config/manifests/kustomization.yaml');
+    const original = readFileSync(k, 'utf8');
+    writeFileSync(k, `${original}- ../no-such-folder\n`);
+    try {
+      const before = snapshot(project);
+      const r = await opgen(project, 'generate', 'bundle', '--version', '0.1.0');
+      expect(r.code).toBe(1);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^config\/manifests: error: kubectl kustomize config\/manifests failed: .*no-such-folder.* \(fix config\/manifests until `kubectl kustomize config\/manifests` succeeds\)$/m);
+      expect(snapshot(project)).toEqual(before);
+    } finally {
+      writeFileSync(k, original);
+    }
+  });
+
   it('a project without config/manifests', async () => {
     const t = tempDir('opgen-olm-bare-');
     try {
