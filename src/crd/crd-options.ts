@@ -8,6 +8,8 @@ import type { JSONSchemaProps } from './json-schema.js';
 export interface CrdOptions {
   /** Descriptions longer than this are cut at a sentence (or word) boundary; 0 drops them. */
   maxDescLen?: number;
+  /** ObjectMeta below the root gets name, namespace, labels, annotations and finalizers. */
+  generateEmbeddedObjectMeta?: boolean;
 }
 
 const NO_EFFECT = new Set(['allowDangerousTypes', 'ignoreUnexportedFields']);
@@ -26,10 +28,13 @@ export function parseCrdOptions(text: string): CrdOptions {
     } else if (name === 'crdVersions') {
       const versions = value.replace(/^\{|\}$/g, '').split(/[;,]/).map((v) => v.trim()).filter(Boolean);
       if (versions.some((v) => v !== 'v1')) throw new OpgenError(`crdVersions=${value}: only v1 CRDs exist`, flag, 'write crd:crdVersions=v1 or leave it out');
+    } else if (name === 'generateEmbeddedObjectMeta') {
+      if (value !== 'true' && value !== 'false') throw new OpgenError(`${name}=${value} is not true or false`, flag, `write ${name}=true`);
+      out.generateEmbeddedObjectMeta = value === 'true';
     } else if (NO_EFFECT.has(name)) {
       if (value !== 'true' && value !== 'false') throw new OpgenError(`${name}=${value} is not true or false`, flag, `write ${name}=true`);
     } else {
-      throw new OpgenError(`unknown crd option "${name}"`, flag, 'use maxDescLen=<n> or crdVersions=v1 (allowDangerousTypes and ignoreUnexportedFields are accepted and have no effect)');
+      throw new OpgenError(`unknown crd option "${name}"`, flag, 'use maxDescLen=<n>, generateEmbeddedObjectMeta=true or crdVersions=v1 (allowDangerousTypes and ignoreUnexportedFields are accepted and have no effect)');
     }
   }
   return out;

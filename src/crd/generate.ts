@@ -49,6 +49,7 @@ export function generateCrds(
   kubernetes: ConstructorParameters<typeof SchemaBuilder>[4],
   toolVersion: string,
   errors: OpgenError[],
+  options: { generateEmbeddedObjectMeta?: boolean } = {},
 ): GeneratedCrd[] {
   const ts = sources.ts;
   const folderByFile = new Map<LoadedFile, ApiFolder>();
@@ -58,7 +59,7 @@ export function generateCrds(
     // Files outside the scanned folders (imported helpers) use their own folder markers when we scanned it.
     return f ? folderMarker(f, 'kubebuilder:validation:Optional') !== undefined : false;
   };
-  const builder = new SchemaBuilder(sources, schemaMarkers, (file) => ({ optionalByDefault: optional(file) }), errors, kubernetes);
+  const builder = new SchemaBuilder(sources, schemaMarkers, (file) => ({ optionalByDefault: optional(file) }), errors, kubernetes, options.generateEmbeddedObjectMeta);
 
   const found: KindVersion[] = [];
   for (const folder of folders) {

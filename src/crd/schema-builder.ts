@@ -35,6 +35,8 @@ export class SchemaBuilder {
     private readonly folderOf: (file: LoadedFile) => FolderDefaults,
     private readonly errors: OpgenError[],
     private readonly kubernetes: KubernetesModels | undefined,
+    /** controller-gen's crd:generateEmbeddedObjectMeta: ObjectMeta below the root gets its five fields. */
+    private readonly embeddedObjectMeta = false,
   ) {
     this.ts = sources.ts;
   }
@@ -347,6 +349,9 @@ export class SchemaBuilder {
         return plain({ additionalProperties: this.typeSchema(file, value, `${path}[key]`).schema, type: 'object' });
       }
       case 'schema':
+        if (this.embeddedObjectMeta && name === 'ObjectMeta' && origin.schema.type === 'object' && Object.keys(origin.schema).length === 1) {
+          return { schema: embeddedObjectMetaSchema(), named: origin.named, nullable: false };
+        }
         return { schema: origin.schema, named: origin.named, nullable: false };
       case 'refused':
         return plain(this.fail(file, node, path, origin.message, origin.fix));
@@ -463,4 +468,19 @@ function literalValue(ts: typeof TS, node: TS.LiteralTypeNode): string | number 
 function jsonType(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   return typeof v;
+}
+
+/** The ObjectMeta fields controller-gen allows in an embedded ObjectMeta (known_types.go ObjectMetaPackages). */
+function embeddedObjectMetaSchema(): JSONSchemaProps {
+  const stringMap = (): JSONSchemaProps => ({ additionalProperties: { type: 'string' }, type: 'object' });
+  return {
+    properties: {
+      annotations: stringMap(),
+      finalizers: { items: { type: 'string' }, type: 'array' },
+      labels: stringMap(),
+      name: { type: 'string' },
+      namespace: { type: 'string' },
+    },
+    type: 'object',
+  };
 }

@@ -100,7 +100,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     if (target === 'crd') {
       const { generateCrds } = await import('../crd/index.js');
       const kubernetes = await import('../crd/kubernetes/index.js');
-      const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors);
+      const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors, { generateEmbeddedObjectMeta: o.crd?.generateEmbeddedObjectMeta === true });
       if (o.crd?.maxDescLen !== undefined) {
         const { truncateDescriptions } = await import('../crd/crd-options.js');
         for (const c of crds) {
