@@ -192,6 +192,20 @@ describe('webhook server', () => {
   });
 });
 
+describe('webhook server start failures', () => {
+  it('rejects start() with one line naming the certificate files when they are missing (and nothing is left unhandled)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opgen-nocert-'));
+    try {
+      const server = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir, logger: silentLogger() });
+      server.register('/validate', () => ({ allowed: true }));
+      await expect(server.start(new AbortController().signal)).rejects.toThrow(`cannot load the serving certificate ${join(dir, 'tls.crt')} / ${join(dir, 'tls.key')}`);
+      await expect(server.listening()).rejects.toThrow('cannot load the serving certificate');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('serving certificate reload', () => {
   it('serves a new certificate on the next handshake after a Secret-volume style symlink swap, open connections unharmed', async () => {
     // A Secret volume: tls.crt -> ..data/tls.crt, ..data -> ..<timestamp>/; an update swaps ..data atomically.

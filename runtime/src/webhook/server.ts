@@ -101,7 +101,8 @@ export class WebhookServer implements Runnable {
 
   /** Serves until `signal` aborts. */
   async start(signal: AbortSignal): Promise<void> {
-    void this.listening();
+    // start() rejects too, so a failure nobody asked listening() about is not an unhandled rejection.
+    this.listening().catch(() => {});
     try {
       const source = this.certificate(signal);
       const { port } = await serveUntilAborted(
