@@ -2,9 +2,10 @@
 // webhook server (server.ts) and controller-runtime's (bench/peers/webhook-server), each in its own
 // process with the same trivial allow-everything handler, loaded by the same client: --concurrency
 // keep-alive HTTPS connections sending a realistic AdmissionReview (a Pod CREATE) as the API server
-// does. Rounds alternate the servers so drifting machine load hits both alike. Target: opgen's p99
+// does. A bare node:https server giving the same answer runs too, as the floor Node's HTTPS stack
+// sets (--only node|ts|go picks one). Rounds alternate the servers so drifting machine load hits both alike. Target: opgen's p99
 // ≤ 1.5× controller-runtime's. Printed, not asserted.
-// Usage (via `npm run bench:webhook -- <flags>`): --requests 20000 --warmup 2000 --concurrency 8 --rounds 3 --only ts|go
+// Usage (via `npm run bench:webhook -- <flags>`): --requests 20000 --warmup 2000 --concurrency 8 --rounds 3 --only ts|go|node
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -17,6 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 const benchDir = fileURLToPath(new URL('../', import.meta.url));
 const peersDir = join(benchDir, '..', 'peers');
 const serverJs = fileURLToPath(new URL('./server.js', import.meta.url));
+const bareServerJs = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 // The runtime's own tiny CA (internal, so not exported by @opgen/runtime); this file runs from bench/webhook/dist.
 const { TinyCa } = (await import(new URL('../../../runtime/dist/internal/tls/tiny-ca.js', import.meta.url).href)) as typeof import('../../runtime/dist/internal/tls/tiny-ca.js');
 
@@ -37,14 +39,14 @@ for (const [flag, n] of [['--requests', requests], ['--concurrency', concurrency
   if (!Number.isInteger(n) || n < 1) fail(`${flag} must be a whole number ≥ 1`);
 }
 if (!Number.isInteger(warmup) || warmup < 0) fail('--warmup must be a whole number ≥ 0');
-if (values.only !== undefined && values.only !== 'ts' && values.only !== 'go') fail(`--only takes 'ts' or 'go' (got '${values.only}')`);
+if (values.only !== undefined && !['ts', 'go', 'node'].includes(values.only)) fail(`--only takes 'ts', 'go' or 'node' (got '${values.only}')`);
 
 function fail(message: string): never {
   process.stderr.write(`bench/webhook: ${message}\n`);
   process.exit(1);
 }
 
-interface Server { label: string; key: 'ts' | 'go'; command: string; args: (port: number, certDir: string) => string[] }
+interface Server { label: string; key: 'ts' | 'go' | 'node'; command: string; args: (port: number, certDir: string) => string[] }
 interface Outcome { rps: number; p50: number; p99: number; errors: number }
 
 // What the API server sends for `kubectl run` (trimmed of nothing that matters for size: ~2 KB).
@@ -165,6 +167,7 @@ async function main(): Promise<void> {
     const servers = ([
       { label: `controller-runtime ${peerVersion} (Go)`, key: 'go', command: goBinary, args: (port: number, dir: string) => ['--port', String(port), '--cert-dir', dir] },
       { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: (port: number, dir: string) => [serverJs, '--port', String(port), '--cert-dir', dir] },
+      { label: 'bare node:https, same answer (floor)', key: 'node', command: process.execPath, args: (port: number, dir: string) => [bareServerJs, '--port', String(port), '--cert-dir', dir] },
     ] satisfies Server[]).filter((s) => values.only === undefined || s.key === values.only);
     if (servers.some((s) => s.key === 'go')) {
       process.stderr.write('bench/webhook: building the controller-runtime peer (bench/peers/webhook-server)…\n');
@@ -200,6 +203,12 @@ async function main(): Promise<void> {
       const g = median(go);
       const ratio = t.p99 / g.p99;
       process.stdout.write(`opgen / controller-runtime: p99 ${ratio.toFixed(2)}× (target ≤ 1.5×: ${ratio <= 1.5 ? 'met' : 'NOT met'}), p50 ${(t.p50 / g.p50).toFixed(2)}×, throughput ${(t.rps / g.rps).toFixed(2)}×\n`);
+    }
+    const bare = results.get('node');
+    if (ts && bare) {
+      const t = median(ts);
+      const b = median(bare);
+      process.stdout.write(`opgen / bare node:https: p99 ${(t.p99 / b.p99).toFixed(2)}×, p50 ${(t.p50 / b.p50).toFixed(2)}×, throughput ${(t.rps / b.rps).toFixed(2)}×\n`);
     }
   } finally {
     rmSync(workDir, { recursive: true, force: true });
