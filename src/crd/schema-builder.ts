@@ -6,7 +6,7 @@ import { byteCompare } from '../common/go-order.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { positionOf, type CollectedMarker, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
 import { checkFieldSchema, checkRulePaths } from './apiserver-refusals.js';
-import { flattenLayer } from './flatten.js';
+import { flattenInto, flattenLayer } from './flatten.js';
 import { cloneJson, type JSONSchemaProps } from './json-schema.js';
 import { TYPE_META } from './known-types.js';
 import { MarkerApplyError, type ApplyContext, type SchemaMarker } from './markers/index.js';
@@ -44,10 +44,11 @@ export class SchemaBuilder {
   /** The openAPIV3Schema of a kind's root interface. */
   kindSchema(file: LoadedFile, decl: TS.InterfaceDeclaration): JSONSchemaProps {
     const path = decl.name.text;
-    const schema = this.objectSchema(file, decl, path, true);
+    const { schema, bases } = this.objectSchema(file, decl, path, true);
     const info = file.markers.declarations.get(decl);
     if (info?.description) schema.description = info.description;
     this.applyMarkers(schema, info?.markers ?? [], {}, path);
+    this.flattenBases(file, decl, path, schema, bases);
     return schema;
   }
 
@@ -76,12 +77,33 @@ export class SchemaBuilder {
     }
   }
 
-  /** Properties (with `extends`) of an interface or type literal. */
-  private objectSchema(file: LoadedFile, node: TS.InterfaceDeclaration | TS.TypeLiteralNode, path: string, root: boolean): JSONSchemaProps {
+  /**
+   * An interface's `extends` bases (Go's embedded structs) flattened with its own schema, once its own
+   * markers are on it, as controller-gen flattens a struct: the bases in order into an empty schema, then
+   * the interface's own values (so a base's rules come after the interface's, and a differing
+   * MinProperties keeps both in allOf). The interface's documentation stays its own.
+   */
+  private flattenBases(file: LoadedFile, node: TS.Node, path: string, schema: JSONSchemaProps, bases: JSONSchemaProps[]): void {
+    if (bases.length === 0) return;
+    const own = { ...schema };
+    const merged: JSONSchemaProps = {};
+    if (own.description !== undefined) merged.description = own.description;
+    const conflict = (srcType: string, dstType: string): void => {
+      this.fail(file, node, path, `this is a ${srcType}, but a base makes it a ${dstType}`, 'extend interfaces only');
+    };
+    for (const base of bases) flattenInto(merged, base, conflict);
+    flattenInto(merged, own, conflict);
+    // Same object: namedSchema caches it and callers hold it.
+    for (const key of Object.keys(schema)) delete (schema as Record<string, unknown>)[key];
+    Object.assign(schema, merged);
+  }
+
+  /** Own properties of an interface or type literal, and the schemas of its `extends` bases (not yet merged). */
+  private objectSchema(file: LoadedFile, node: TS.InterfaceDeclaration | TS.TypeLiteralNode, path: string, root: boolean): { schema: JSONSchemaProps; bases: JSONSchemaProps[] } {
     const ts = this.ts;
     const properties: Record<string, JSONSchemaProps> = {};
     const required = new Set<string>();
-    const rules: NonNullable<JSONSchemaProps['x-kubernetes-validations']> = [];
+    const bases: JSONSchemaProps[] = [];
     let additional: JSONSchemaProps | undefined;
 
     if (ts.isInterfaceDeclaration(node)) {
@@ -94,13 +116,11 @@ export class SchemaBuilder {
             if (Object.keys(base.schema).length > 0) this.fail(file, expr, path, `extends ${name}, which is not an object type`, 'extend interfaces only');
             continue;
           }
-          Object.assign(properties, base.schema.properties);
-          for (const r of base.schema.required ?? []) required.add(r);
-          rules.push(...(base.schema['x-kubernetes-validations'] ?? []));
+          bases.push(base.schema);
         }
       }
     }
-    const parentRules: typeof rules = [];
+    const parentRules: NonNullable<JSONSchemaProps['x-kubernetes-validations']> = [];
     for (const member of node.members) {
       if (ts.isIndexSignatureDeclaration(member)) {
         const key = member.parameters[0]?.type;
@@ -132,7 +152,6 @@ export class SchemaBuilder {
       const field = this.fieldSchema(file, member, fieldPath);
       properties[name] = field.schema;
       if (field.required) required.add(name);
-      else required.delete(name);
       if (field.immutable && !field.required) {
         parentRules.push({ message: `field ${name} is immutable once set`, rule: `!has(oldSelf.${name}) || has(self.${name})` });
       }
@@ -149,9 +168,8 @@ export class SchemaBuilder {
       schema.additionalProperties = additional;
     }
     if (required.size > 0) schema.required = [...required].sort(byteCompare);
-    const allRules = [...parentRules, ...rules];
-    if (allRules.length > 0) schema['x-kubernetes-validations'] = allRules;
-    return schema;
+    if (parentRules.length > 0) schema['x-kubernetes-validations'] = parentRules;
+    return { schema, bases };
   }
 
   private fieldSchema(file: LoadedFile, prop: TS.PropertySignature, path: string): { schema: JSONSchemaProps; required: boolean; immutable: boolean } {
@@ -249,24 +267,24 @@ export class SchemaBuilder {
       return plain({ enum: [v], type: jsonType(v) });
     }
     if (ts.isArrayTypeNode(node)) return plain(this.arraySchema(file, node.elementType, path));
-    if (ts.isTypeLiteralNode(node)) return plain(this.objectSchema(file, node, path, false));
+    if (ts.isTypeLiteralNode(node)) return plain(this.objectSchema(file, node, path, false).schema);
     if (ts.isTypeReferenceNode(node)) {
       const name = entityName(ts, node.typeName);
       return this.reference(file, node, name, node.typeArguments, path, preserveUnknown);
     }
     if (ts.isIntersectionTypeNode(node)) {
-      const merged: JSONSchemaProps = { type: 'object', properties: {} };
-      const required = new Set<string>();
+      // As a Go struct embedding each part: allOf[A, B] flattened into an object, the parts' markers kept.
+      // Named, so a field's markers form a layer over it like over any struct type.
+      const merged: JSONSchemaProps = {};
       for (const part of node.types) {
         const b = this.typeSchema(file, part, path);
         if (b.schema.type !== 'object' || !b.schema.properties) {
           return plain(this.fail(file, part, path, `${part.getText(file.sf)} in an intersection is not an object type`, 'intersect interfaces only, or use extends'));
         }
-        Object.assign(merged.properties!, b.schema.properties);
-        for (const r of b.schema.required ?? []) required.add(r);
+        flattenInto(merged, b.schema, () => {});
       }
-      if (required.size > 0) merged.required = [...required].sort(byteCompare);
-      return plain(merged);
+      flattenInto(merged, { type: 'object' }, () => {});
+      return { schema: merged, named: true, nullable: false };
     }
     if (ts.isIndexedAccessTypeNode(node)) return plain(this.constListSchema(file, node, path));
     if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) {
@@ -379,8 +397,9 @@ export class SchemaBuilder {
     }
     this.building.push(decl);
     let schema: JSONSchemaProps;
+    let bases: JSONSchemaProps[] = [];
     try {
-      if (ts.isInterfaceDeclaration(decl)) schema = this.objectSchema(file, decl, path, false);
+      if (ts.isInterfaceDeclaration(decl)) ({ schema, bases } = this.objectSchema(file, decl, path, false));
       else if (ts.isEnumDeclaration(decl)) schema = this.enumSchema(file, decl, path);
       else {
         const b = this.typeSchema(file, decl.type, path);
@@ -394,6 +413,7 @@ export class SchemaBuilder {
     if (info?.description) schema.description = info.description;
     const typeMarkers = (info?.markers ?? []).filter((m) => m.definition.targets.includes('type'));
     this.applyMarkers(schema, typeMarkers, {}, path);
+    this.flattenBases(file, decl.name, path, schema, bases);
     checkRulePaths(schema, typeMarkers, (m, message, fix) => {
       this.errors.push(new OpgenError(`${decl.name.text}: ${message}`, m ? m.where : positionOf(file, decl.name), fix));
     });

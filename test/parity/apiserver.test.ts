@@ -11,7 +11,7 @@ import { filesIn, readManifests, runControllerGen, runOpgen, warmUp, type Genera
 
 warmUp();
 
-const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster', 'cronjob'];
+const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster', 'cronjob', 'merging'];
 
 interface Crd {
   metadata: { name: string };
