@@ -63,16 +63,46 @@ function resolvesToNonString(s: string): boolean {
   return false;
 }
 
-/** yaml.v2's is_printable, for the characters that force double quotes. */
+/**
+ * yaml.v2's is_printable, for the characters that force double quotes. It reads UTF-8 bytes and admits no
+ * four-byte sequence, so characters beyond the BMP (emoji) are escaped, and neither is U+0085.
+ */
 function isPrintable(c: number): boolean {
-  return (
-    c === 0x0a ||
-    (c >= 0x20 && c <= 0x7e) ||
-    c === 0x85 ||
-    (c >= 0xa0 && c <= 0xd7ff) ||
-    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
-    (c >= 0x10000 && c <= 0x10ffff)
-  );
+  return c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+}
+
+const ESCAPES: Record<number, string> = {
+  0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e',
+  0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P',
+};
+
+/** yaml.v2's write_double_quoted, unfolded (foldLikeYamlV2 folds it): its escapes, not JSON's. */
+function doubleQuoted(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    const printable = isPrintable(c) && c !== 0x0a && c !== 0x22 && c !== 0x5c;
+    if (printable) out += ch;
+    else if (ESCAPES[c] !== undefined) out += `\\${ESCAPES[c]}`;
+    else if (c <= 0xff) out += `\\x${c.toString(16).toUpperCase().padStart(2, '0')}`;
+    else if (c <= 0xffff) out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
+    else out += `\\U${c.toString(16).toUpperCase().padStart(8, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/**
+ * A number as yaml.v2 writes a json.Number: an integer that fits int64 as written, anything else as Go's
+ * strconv.FormatFloat(f, 'g', -1, 64) (exponent form below 1e-4 and from 1e6, two-digit exponents).
+ */
+function goNumber(n: number): string {
+  if (Object.is(n, -0)) return '-0';
+  if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return String(n);
+  const [mantissa, expText] = n.toExponential().split('e') as [string, string];
+  const exp = Number(expText);
+  // Shortest 'g' decides with precision 6.
+  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return String(n);
 }
 
 /** The style yaml.v2 (encoder.stringv + emitter analysis) gives a string in block context. */
@@ -81,7 +111,7 @@ export function yamlV2Style(s: string): Style {
   const special = chars.some((ch) => !isPrintable(ch.codePointAt(0)!));
   if (s.includes('\n')) {
     // A literal block is impossible with special characters or spaces next to line breaks at the ends of lines.
-    if (special || / \n/.test(s) || /^\s/.test(s.replace(/^ +/, '')) || s.endsWith(' ')) return 'QUOTE_DOUBLE';
+    if (special || / \n/.test(s) || s.endsWith(' ')) return 'QUOTE_DOUBLE';
     return 'BLOCK_LITERAL';
   }
   if (resolvesToNonString(s)) return 'QUOTE_DOUBLE';
@@ -148,7 +178,8 @@ function foldScalar(prefixWidth: number, raw: string, indent: number): string {
   return out;
 }
 
-const LINE = /^( *)((?:- )*)((?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^'"\s-][^:]*?): ?)?(.*)$/u;
+// A key ends at `: ` or at a `:` ending the line; a plain value may hold `:` (`http://x`), never `: `.
+const LINE = /^( *)((?:- )*)((?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^'"\s-][^:]*?)(?:: |:$))?(.*)$/u;
 
 /** Re-folds the long scalar lines of unfolded output the way yaml.v2 folds them. */
 function foldLikeYamlV2(text: string): string {
@@ -162,7 +193,8 @@ function foldLikeYamlV2(text: string): string {
     }
     if (mayEndBlockHeader(line) && BLOCK_HEADER.test(line)) {
       const m = LINE.exec(line);
-      if (m) blockIndent = m[1]!.length + m[2]!.length + 1;
+      // The block's lines are indented past the key, or at least to the item's column after `- `.
+      if (m) blockIndent = m[1]!.length + m[2]!.length + (m[3] ? 1 : 0);
       continue;
     }
     if (line.length <= BEST_WIDTH) continue;
@@ -237,7 +269,7 @@ function toNode(y: YamlModule, value: unknown): unknown {
   }
   // Numbers, booleans and null are written as the text yaml.v2 writes, plain; the document uses the
   // failsafe schema, so the serialiser does not test each plain string against every YAML 1.2 tag.
-  const scalar = new y.Scalar(typeof value === 'number' ? (Object.is(value, -0) ? '-0' : JSON.stringify(value)) : value == null ? 'null' : String(value));
+  const scalar = new y.Scalar(typeof value === 'number' ? goNumber(value) : value == null ? 'null' : String(value));
   scalar.type = 'PLAIN';
   return scalar;
 }
@@ -253,7 +285,12 @@ let failsafeTags: Tags | undefined;
 async function tags(): Promise<Tags> {
   if (!failsafeTags) {
     const { stringTag, stringifyString } = await import('yaml/util');
-    const direct = { ...stringTag, stringify: stringifyString };
+    // Double-quoted strings are written here with yaml.v2's escapes; the rest by the yaml package.
+    const direct = {
+      ...stringTag,
+      stringify: ((item, ctx, onComment, onChompKeep) =>
+        (item as { type?: string }).type === 'QUOTE_DOUBLE' ? doubleQuoted(String((item as { value: unknown }).value)) : stringifyString(item, ctx, onComment, onChompKeep)) as typeof stringifyString,
+    };
     failsafeTags = (all) => all.map((t) => (t === stringTag ? direct : t));
   }
   return failsafeTags;
