@@ -25,7 +25,7 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter;
   log: Logger;
   metrics?: RuntimeMetrics;
-  /** Aborted when in-flight reconciles must give up (the shutdown deadline passed). */
+  /** Aborted when in-flight reconciles must give up (the shutdown deadline passed, or leadership was lost). */
   hardStop?: AbortSignal;
   /** How long to wait for the caches before giving up; default 2 minutes, as controller-runtime. */
   cacheSyncTimeoutMs?: number;

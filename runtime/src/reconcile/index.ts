@@ -27,7 +27,10 @@ export const Result = {
 };
 
 export interface ReconcileContext {
-  /** Aborts when the manager's graceful-shutdown deadline passes; pass it to long waits. */
+  /**
+   * Aborts when the manager's graceful-shutdown deadline passes or leadership is lost; pass it to long
+   * waits and to client calls (`{ signal: ctx.signal }`).
+   */
   signal: AbortSignal;
   /** Carries controller, namespace, name and reconcileID on every line. */
   log: Logger;
