@@ -94,3 +94,23 @@ if (existsSync('/proc/self/status')) {
   await env.stop();
   console.log(`memory after start, 2 CRDs: ${Object.entries(rss).sort().map(([n, mb]) => `${n} ${mb} MB`).join(', ')} (RSS)`);
 }
+
+// The simulated cluster (kube-controller-manager, kube-scheduler, kwok): when .ci/cluster-assets.sh has built it.
+const clusterAssets = process.env.OPGEN_CLUSTER_ASSETS ??
+  (() => { try { return execFileSync('bash', [join(repo, '.ci/cluster-assets.sh'), '--cached'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return undefined; } })();
+if (!clusterAssets) {
+  console.log('simulated cluster: not built (export OPGEN_CLUSTER_ASSETS=$(bash .ci/cluster-assets.sh)); skipped');
+} else {
+  process.env.OPGEN_CLUSTER_ASSETS = clusterAssets;
+  const clusterRecord = join(clusterAssets, 'build-seconds');
+  if (existsSync(clusterRecord)) console.log(`build of the simulated-cluster binaries (.ci/cluster-assets.sh): ${readFileSync(clusterRecord, 'utf8').trim()} s`);
+  const cluster = await timeStartStop({ simulatedCluster: true });
+  console.log(`warm start, simulated cluster: ${summary(cluster.start)}`);
+  console.log(`stop, simulated cluster:       ${summary(cluster.stop)}`);
+  if (existsSync('/proc/self/status')) {
+    const env = await startTestEnv({ simulatedCluster: true });
+    const rss = residentMb(dirname(env.kubeconfigPath));
+    await env.stop();
+    console.log(`memory after start, simulated cluster: ${Object.entries(rss).sort().map(([n, mb]) => `${n} ${mb} MB`).join(', ')} (RSS)`);
+  }
+}

@@ -1,4 +1,4 @@
-export { startTestEnv, type TestEnv, type TestEnvOptions, type WebhookServing } from './test-env.js';
+export { startTestEnv, type TestEnv, type TestEnvOptions, type WebhookServing, type SimulatedClusterOptions } from './test-env.js';
 export { MissingBinariesError } from './internal/binaries.js';
 export { eventually } from './eventually.js';
 export {

@@ -10,11 +10,12 @@ import { readObjects, requireEachEntry } from './internal/manifests.js';
 import { releasePort } from './internal/ports.js';
 import type { KeyPairPem } from '../internal/tls/tiny-ca.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
+import { findClusterBinaries, startSimulatedCluster, type SimulatedClusterOptions } from './internal/simulated-cluster.js';
 import {
   installWebhookConfigurations, pickWebhookConfigurations, prepareWebhookServing, rewriteConversionWebhooks, type WebhookServing,
 } from './internal/webhooks.js';
 
-export type { WebhookServing };
+export type { WebhookServing, SimulatedClusterOptions };
 
 export interface TestEnvOptions {
   /** CRD manifests: files or folders (read one level deep) of .yaml/.yml/.json, multi-document allowed. */
@@ -36,6 +37,12 @@ export interface TestEnvOptions {
    * `{ 'feature-gates': 'SomeAlphaFeature=true', 'runtime-config': 'api/alpha=true' }`.
    */
   apiServerFlags?: Record<string, string>;
+  /**
+   * Also run kube-controller-manager, kube-scheduler and kwok, with fake nodes (`true`: one node):
+   * Deployments get pods that are scheduled and become Running and Ready, the garbage collector
+   * deletes dependents by owner reference. Costs a few seconds of start-up; see docs/envtest.md.
+   */
+  simulatedCluster?: boolean | SimulatedClusterOptions;
 }
 
 export interface TestEnv {
@@ -94,6 +101,8 @@ async function tearDown(processes: Spawned[], ports: number[], dir: string, reap
 
 async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   const binaries = await resolveBinaries(opts.binaryAssetsDirectory);
+  const cluster = opts.simulatedCluster ? (opts.simulatedCluster === true ? {} : opts.simulatedCluster) : undefined;
+  const clusterBinaries = cluster && findClusterBinaries(cluster, opts.binaryAssetsDirectory);
   const startTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_START_TIMEOUT', 60_000);
   const stopTimeoutMs = durationFromEnv('KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT', 20_000);
   // envtest's switch for the same thing, so kubebuilder users' CI settings carry over.
@@ -124,6 +133,13 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
     const kubeConfig = buildKubeConfig(started, started.admin);
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+    if (cluster && clusterBinaries) {
+      await startSimulatedCluster({
+        binaries: clusterBinaries, options: cluster, dir, kubeconfigPath, servingCaPem: started.servingCaPem,
+        serviceAccountKeyPath: started.serviceAccountKeyPath, client: started.client, reaper, attachLogs, startTimeoutMs,
+        onSpawn: (p) => processes.push(p),
+      });
+    }
 
     let stopping: Promise<void> | undefined;
     return {

@@ -14,6 +14,8 @@ export interface ControlPlane {
   servingCaPem: string;
   clientCa: TinyCa;
   admin: KeyPairPem;
+  /** The key kube-apiserver verifies service-account tokens with (kube-controller-manager signs with it). */
+  serviceAccountKeyPath: string;
   client: AdminClient;
   etcd: Spawned;
   apiServer: Spawned;
@@ -161,7 +163,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     return proc;
   };
   const plane: ControlPlane = {
-    server, servingCaPem: servingCa.certPem, clientCa, admin, client, etcd,
+    server, servingCaPem: servingCa.certPem, clientCa, admin, serviceAccountKeyPath: join(pki, 'sa.key'), client, etcd,
     apiServer: await launchApiServer(),
     async restartApiServer(stopTimeoutMs: number) {
       await plane.apiServer.stop(stopTimeoutMs);

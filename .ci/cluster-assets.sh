@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Builds the rest of a simulated cluster — kube-controller-manager and kube-scheduler (the same
+# k8s.io/kubernetes release as .ci/test-assets.sh's kube-apiserver) and kwok (sigs.k8s.io/kwok, which
+# plays the kubelets) — from the Go module proxy into a cache folder keyed by version, then prints that
+# folder. startTestEnv({ simulatedCluster: true }) looks there (or in $OPGEN_CLUSTER_ASSETS).
+# A warm cache prints at once; `--cached` only prints it (exit 1 when not built yet, building nothing).
+# Nothing built here belongs in the repository.
+set -euo pipefail
+
+K8S_VERSION="${OPGEN_K8S_VERSION:-1.36.3}"
+ETCD_VERSION="${OPGEN_ETCD_VERSION:-3.6.16}"
+KWOK_VERSION="${OPGEN_KWOK_VERSION:-0.8.0}"
+CACHE_ROOT="${OPGEN_ASSETS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/envtest}"
+OUT="$CACHE_ROOT/cluster-k8s-$K8S_VERSION-kwok-$KWOK_VERSION"
+here="$(cd "$(dirname "$0")" && pwd)"
+
+log() { echo "cluster-assets: $*" >&2; }
+
+have_all() {
+  [ -x "$OUT/kube-controller-manager" ] && [ -x "$OUT/kube-scheduler" ] && [ -x "$OUT/kwok" ] && [ -f "$OUT/kwok-stages.yaml" ]
+}
+if have_all; then echo "$OUT"; exit 0; fi
+[ "${1:-}" != --cached ] || exit 1
+
+# kube-apiserver first: it shares almost every package with these two, so building after it reuses the
+# Go build cache; and test-assets.sh waits on its own lock when another build of it is running, so the
+# two shared cores never run two cold Kubernetes builds at once.
+log "waiting for kube-apiserver and etcd (.ci/test-assets.sh)"
+bash "$here/test-assets.sh" >/dev/null
+
+mkdir -p "$CACHE_ROOT"
+if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where builds are not serialized
+  exec 9>"$OUT.lock"
+  if ! flock -n 9; then
+    log "another build of $OUT is running; waiting for it"
+    flock 9
+  fi
+fi
+if have_all; then echo "$OUT"; exit 0; fi
+
+command -v go >/dev/null 2>&1 || { log "go is not installed; it is needed to build kube-controller-manager, kube-scheduler and kwok"; exit 1; }
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+work="$(mktemp -d "${TMPDIR:-/tmp}/opgen-cluster-assets-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$OUT"
+start=$(date +%s)
+
+# kube-controller-manager and kube-scheduler: the same throw-away module as test-assets.sh's
+# kube-apiserver (k8s.io/kubernetes requires its staging modules at v0.0.0; pin each to v0.<minor>.<patch>).
+if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ]; then
+  mkdir -p "$work/k8s"
+  cd "$work/k8s"
+  gomod="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+  [ -n "$gomod" ] || { log "could not download k8s.io/kubernetes@v$K8S_VERSION"; exit 1; }
+  staging="v0.${K8S_VERSION#1.}"
+  {
+    echo "module local/k8s"
+    echo
+    echo "go 1.26"
+    echo
+    echo "require k8s.io/kubernetes v$K8S_VERSION"
+    echo
+    echo "replace ("
+    sed -n 's|^[[:space:]]*k8s.io/\([^ ]*\) => ./staging/src/k8s.io/.*|\tk8s.io/\1 => k8s.io/\1 '"$staging"'|p' "$gomod"
+    echo ")"
+  } >go.mod
+  printf 'package main\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubernetes/cmd/kube-scheduler/app"\n)\n' >tools.go
+  go mod tidy >&2 || true
+  ldf=""
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldf="$ldf -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $pkg.gitTreeState=clean"
+  done
+  for cmd in kube-scheduler kube-controller-manager; do
+    if [ ! -x "$OUT/$cmd" ]; then
+      log "building $cmd v$K8S_VERSION (first run only)"
+      go get "k8s.io/kubernetes/cmd/$cmd@v$K8S_VERSION" >&2
+      go build -trimpath -ldflags "$ldf" -o "$OUT/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd" >&2
+      mv "$OUT/$cmd.tmp" "$OUT/$cmd"
+    fi
+  done
+fi
+
+# kwok: its module has no replace directives, so `go install` from the proxy works as is.
+if [ ! -x "$OUT/kwok" ]; then
+  log "building kwok v$KWOK_VERSION (first run only)"
+  GOBIN="$work/bin" go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION" >&2
+  mv "$work/bin/kwok" "$OUT/kwok"
+fi
+
+# kwok's stages (what a simulated kubelet does to nodes and pods) are data in its module; take the ones
+# kwokctl uses by default — nodes Ready with a lease heartbeat, pods Running and Ready, completed, deleted —
+# from the same version rather than copying them into this repository.
+if [ ! -f "$OUT/kwok-stages.yaml" ]; then
+  dir="$(go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [ -n "$dir" ] || { log "could not download sigs.k8s.io/kwok@v$KWOK_VERSION"; exit 1; }
+  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+    pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+    echo "---"
+    cat "$dir/kustomize/stage/$f"
+  done >"$OUT/kwok-stages.yaml.tmp"
+  mv "$OUT/kwok-stages.yaml.tmp" "$OUT/kwok-stages.yaml"
+fi
+
+secs=$(( $(date +%s) - start ))
+[ "$secs" -lt 5 ] || echo "$secs" >"$OUT/build-seconds" # bench/envtest reports it; a stages-only rerun is not a build
+log "built in ${secs}s into $OUT"
+echo "$OUT"
