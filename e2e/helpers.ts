@@ -1,11 +1,18 @@
 // Helpers for end-to-end tests: pack the two packages as npm would publish them.
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+/** The repository: the nearest folder up with opgen's package.json (this module also runs compiled, from e2e/demo/dist). */
+export const repoRoot = ((): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'opgen') return `${dir}/`;
+  }
+  throw new Error(`no opgen package.json above ${fileURLToPath(import.meta.url)}`);
+})();
 
 /** Packs both packages, as `npm test` has just built them, into `dest`; returns the two tarball paths. */
 export async function packPackages(dest: string): Promise<{ opgen: string; runtime: string }> {
