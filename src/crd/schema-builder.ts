@@ -1,6 +1,7 @@
 // TypeScript declarations → apiextensions/v1 schemas, read syntactically. Named types are inlined (a CRD
 // may not use $ref); a field's own markers form a layer merged onto its type's schema (./flatten.ts).
 // Where types may come from is ./type-origins.ts; what the API server would refuse, ./apiserver-refusals.ts.
+import { dirname } from 'node:path';
 import type { ts as TS } from 'ts-morph';
 import { byteCompare } from '../common/go-order.js';
 import { OpgenError } from '../diag/diagnostic.js';
@@ -414,11 +415,44 @@ export class SchemaBuilder {
     const typeMarkers = (info?.markers ?? []).filter((m) => m.definition.targets.includes('type'));
     this.applyMarkers(schema, typeMarkers, {}, path);
     this.flattenBases(file, decl.name, path, schema, bases);
+    const k8sEnum = typeMarkers.find((m) => m.definition.name === 'k8s:enum');
+    if (k8sEnum) this.k8sEnum(file, decl, schema, k8sEnum);
     checkRulePaths(schema, typeMarkers, (m, message, fix) => {
       this.errors.push(new OpgenError(`${decl.name.text}: ${message}`, m ? m.where : positionOf(file, decl.name), fix));
     });
     this.named.set(decl, schema);
     return schema;
+  }
+
+  /**
+   * `+k8s:enum` on `type Phase = string`: the enum is every string constant declared `const X: Phase = '…'` in
+   * the type's folder, sorted by JSON bytes (controller-gen's K8sEnum over a package's consts).
+   */
+  private k8sEnum(file: LoadedFile, decl: TopLevelDeclaration, schema: JSONSchemaProps, m: CollectedMarker): void {
+    const ts = this.ts;
+    const name = decl.name.text;
+    if (schema.type !== 'string') {
+      this.errors.push(new OpgenError(`${name}: +k8s:enum needs a string type, not ${schema.type ?? 'this type'}`, m.where, `declare it as type ${name} = string`));
+      return;
+    }
+    const folder = dirname(file.abs);
+    const values: string[] = [];
+    for (const f of this.sources.files()) {
+      if (dirname(f.abs) !== folder) continue;
+      for (const st of f.sf.statements) {
+        if (!ts.isVariableStatement(st) || !(st.declarationList.flags & ts.NodeFlags.Const)) continue;
+        for (const d of st.declarationList.declarations) {
+          const t = d.type;
+          if (!t || !ts.isTypeReferenceNode(t) || t.typeName.getText(f.sf) !== name || !d.initializer) continue;
+          if (ts.isStringLiteral(d.initializer) || ts.isNoSubstitutionTemplateLiteral(d.initializer)) values.push(d.initializer.text);
+        }
+      }
+    }
+    if (values.length === 0) {
+      this.errors.push(new OpgenError(`${name}: +k8s:enum found no constants of this type in its folder`, m.where, `declare them as export const ${name}A: ${name} = 'A'`));
+      return;
+    }
+    schema.enum = values.map((v) => JSON.stringify(v)).sort(byteCompare).map((j) => JSON.parse(j) as string);
   }
 
   /** `(typeof modes)[number]` over `const modes = ['a', 'b'] as const`: an enum in the order written. */

@@ -362,6 +362,8 @@ export function schemaMarkers(): SchemaMarker[] {
         s['x-kubernetes-map-type'] = v as string;
       },
     },
+    // The values are the folder's string constants of the type: the schema builder fills them in.
+    flagMarker('k8s:enum', ['type'], 'a string type whose values are the string constants declared with it in its folder', () => {}),
     flagMarker('k8s:immutable', ['field'], 'the field cannot change once set (CEL self == oldSelf)', (s) => {
       s['x-kubernetes-validations'] = [...(s['x-kubernetes-validations'] ?? []), { message: 'field is immutable', rule: 'self == oldSelf' }];
     }),

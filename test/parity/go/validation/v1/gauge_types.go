@@ -17,6 +17,16 @@ type Percent int32
 // +kubebuilder:validation:Pattern=`^[a-z0-9.-]+$`
 type Hostname string
 
+// Phase is where a gauge is in its life.
+// +k8s:enum
+type Phase string
+
+const (
+	PhaseRunning Phase = "Running"
+	PhasePending Phase = "Pending"
+	PhaseFailed  Phase = "Failed"
+)
+
 // Listener is one port a gauge listens on.
 type Listener struct {
 	// Name of the listener.
@@ -90,6 +100,9 @@ type GaugeSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	Retries int `json:"retries,omitempty"`
+	// Phase is where the gauge is.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
 	// Aliases maps a hostname to another; its keys are a validated string type.
 	// +kubebuilder:validation:MaxProperties=8
 	// +optional

@@ -16,6 +16,15 @@ export type Percent = int32;
  */
 export type Hostname = string;
 
+/**
+ * Phase is where a gauge is in its life.
+ * +k8s:enum
+ */
+export type Phase = string;
+export const PhaseRunning: Phase = 'Running';
+export const PhasePending: Phase = 'Pending';
+export const PhaseFailed: Phase = 'Failed';
+
 /** Listener is one port a gauge listens on. */
 export interface Listener {
   /** Name of the listener. */
@@ -92,6 +101,8 @@ export interface GaugeSpec {
    * +kubebuilder:validation:Minimum=0
    */
   retries?: int;
+  /** Phase is where the gauge is. */
+  phase?: Phase;
   /**
    * Aliases maps a hostname to another; its keys are a validated string type.
    * +kubebuilder:validation:MaxProperties=8
