@@ -2,7 +2,7 @@
 // .gitignore that keeps dist/install.yaml, controllers for kinds the project does not own, named
 // controllers, and license headers — each checked on a real scaffold (and with real git and kubectl).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -222,5 +222,33 @@ describe('license headers', () => {
     await expectRefused(before, opgen(dir, 'edit', '--license-file', '../h.txt', '--owner', 'X'), /^--license-file: error: replaces the whole header/);
     await expectRefused(before, opgen(dir, 'edit', '--license', 'mit'), /--license.*mit/);
     await expectRefused(before, opgen(dir, 'edit'), /^edit: error: nothing to change/);
+  });
+});
+
+describe('opgen setup-envtest', () => {
+  it('prints the folder of cached binaries (-p path / env), downloading nothing', async () => {
+    const assets = process.env.KUBEBUILDER_ASSETS ?? '';
+    const cache = join(parent, 'cache');
+    const folder = join(cache, 'k8s-1.36.3-etcd-3.6.16');
+    mkdirSync(folder, { recursive: true });
+    for (const b of ['kube-apiserver', 'etcd']) symlinkSync(join(assets, b), join(folder, b));
+    const saved = { cache: process.env.OPGEN_ASSETS_CACHE, index: process.env.OPGEN_ENVTEST_INDEX_URL, data: process.env.XDG_DATA_HOME };
+    process.env.OPGEN_ASSETS_CACHE = cache;
+    process.env.OPGEN_ENVTEST_INDEX_URL = 'http://127.0.0.1:9/unreachable.yaml';
+    process.env.XDG_DATA_HOME = join(parent, 'data');
+    try {
+      expect(await opgen(dir, 'setup-envtest', '-p', 'path', '--no-build')).toEqual({ code: 0, stdout: `${folder}\n`, stderr: '' });
+      expect((await opgen(dir, 'setup-envtest', '1.36', '-p', 'env')).stdout).toBe(`export KUBEBUILDER_ASSETS='${folder}'\n`);
+    } finally {
+      for (const [k, v] of [['OPGEN_ASSETS_CACHE', saved.cache], ['OPGEN_ENVTEST_INDEX_URL', saved.index], ['XDG_DATA_HOME', saved.data]] as const) {
+        if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      }
+    }
+  });
+
+  it('refuses a bad version, URL or print format with one line', async () => {
+    await expectRefused({}, opgen(dir, 'setup-envtest', '1.x'), /^setup-envtest: error: '1\.x' is not a Kubernetes version \(write it like 1\.36, 1\.36\.x or 1\.36\.3\)\n$/);
+    await expectRefused({}, opgen(dir, 'setup-envtest', '--index-url', 'not-a-url'), /^--index-url: error: 'not-a-url' is not a URL/);
+    await expectRefused({}, opgen(dir, 'setup-envtest', '-p', 'bogus'), /argument 'bogus' is invalid/);
   });
 });
