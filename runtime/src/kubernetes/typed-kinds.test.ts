@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../client/client.js';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { createOrUpdate } from '../helpers/create-or-update.js';
-import { appsv1, corev1, rbacv1, apiextensionsv1, networkingv1, policyv1, batchv1, coordinationv1, eventsv1, autoscalingv2, admissionregistrationv1 } from './index.js';
+import { appsv1, corev1, rbacv1, apiextensionsv1, networkingv1, policyv1, batchv1, coordinationv1, eventsv1, autoscalingv2, admissionregistrationv1, type admissionv1 } from './index.js';
 
 /**
  * What a Memcached controller writes: every field below is typed, none falls into an index signature.
@@ -82,6 +82,8 @@ describe('typed built-in kinds', () => {
     expect(eventsv1.Event.apiVersion).toBe('events.k8s.io/v1');
     expect(autoscalingv2.HorizontalPodAutoscaler.apiVersion).toBe('autoscaling/v2');
     expect(admissionregistrationv1.ValidatingWebhookConfiguration.namespaced).toBe(false);
+    const review: admissionv1.AdmissionReview = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' };
+    expect(review.kind).toBe('AdmissionReview');
   });
 });
 
@@ -108,7 +110,7 @@ describe('importing the typed kinds', () => {
     const others = runtimeFiles.filter((f) => !f.startsWith('kubernetes/'));
     expect(others).toContain('api/kind.js');
     expect(others.filter((f) => !f.startsWith('api/'))).toEqual([]);
-    expect(runtimeFiles.filter((f) => f.startsWith('kubernetes/'))).toHaveLength(13);
+    expect(runtimeFiles.filter((f) => f.startsWith('kubernetes/'))).toHaveLength(14);
     expect(loaded.every((u) => fileURLToPath(u).startsWith(dist))).toBe(true);
   });
 });
