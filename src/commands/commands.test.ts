@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../cli/main.js';
 import { opgenVersion } from '../common/version.js';
 import { parseProject } from '../project/index.js';
+import { snapshot } from '../testdata/files.js';
 
 interface CliResult {
   code: number;
@@ -25,17 +26,6 @@ function tempProjectDir(name = 'memcached-operator'): { dir: string; cleanup: ()
   const dir = join(parent, name);
   mkdirSync(dir);
   return { dir, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
-}
-
-/** Every file under dir with its content. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const abs = join(entry.parentPath, entry.name);
-    out[abs.slice(dir.length + 1)] = readFileSync(abs, 'utf8');
-  }
-  return out;
 }
 
 let dir: string;

@@ -1,11 +1,12 @@
 // `opgen generate` end to end on fixture projects: what a user sees on disk and on the terminal.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { generateCommand, markersCommand, type GenerateOptions } from './command.js';
+import { snapshot } from '../testdata/files.js';
 
 const fixtures = join(import.meta.dirname, '../../test/fixtures');
 const temps: string[] = [];
@@ -24,19 +25,6 @@ async function run(cwd: string, o: Partial<GenerateOptions> = {}): Promise<{ cod
   const lines: string[] = [];
   const code = await generateCommand({ cwd, targets: [], check: false, dryRun: false, ...o }, (l) => lines.push(l));
   return { code, lines };
-}
-
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string): void => {
-    for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
-      const p = join(rel, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[p] = readFileSync(join(dir, p), 'utf8');
-    }
-  };
-  if (existsSync(dir)) walk('.');
-  return out;
 }
 
 type Schema = { properties: Record<string, Schema>; required?: string[]; [k: string]: unknown };

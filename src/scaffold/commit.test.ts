@@ -1,13 +1,14 @@
 // commitTree writes all of a tree or none of it: conflicts and permissions are refused before anything
 // is written, and a filesystem failure at any later step (folder, temporary file, rename, delete) undoes
 // what the commit had done. Failures after the checks are injected by wrapping the real node:fs calls.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpgenError } from '../diag/diagnostic.js';
 import { commitTree, commitTrees, Tree, type CommitIo } from './index.js';
+import { snapshot as files } from '../testdata/files.js';
 
 let root: string;
 beforeEach(() => {
@@ -18,16 +19,6 @@ beforeEach(() => {
   writeFileSync(join(root, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-/** Every entry under dir: files with their content, folders as '<dir>' (an empty folder left behind counts). */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const abs = join(entry.parentPath, entry.name);
-    out[abs.slice(dir.length + 1)] = entry.isDirectory() ? '<dir>' : readFileSync(abs, 'utf8');
-  }
-  return out;
-}
 
 function failure(f: () => unknown): OpgenError {
   try {
@@ -188,3 +179,7 @@ describe('commitTree and permissions', () => {
     expect(existsSync(join(root, 'a-first.txt'))).toBe(false);
   });
 });
+
+function snapshot(dir: string): Record<string, string> {
+  return files(dir, { folders: true });
+}

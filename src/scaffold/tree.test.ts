@@ -1,9 +1,10 @@
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpgenError } from '../diag/diagnostic.js';
 import { commitTree, insertAtMarker, insertInto, Tree } from './index.js';
+import { snapshot } from '../testdata/files.js';
 
 let root: string;
 beforeEach(() => {
@@ -13,18 +14,6 @@ beforeEach(() => {
   writeFileSync(join(root, 'README.md'), 'readme\n');
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-/** Every file under root with its content, to compare a directory before and after. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) {
-      const abs = join(entry.parentPath, entry.name);
-      out[abs.slice(dir.length + 1)] = readFileSync(abs, 'utf8');
-    }
-  }
-  return out;
-}
 
 describe('Tree', () => {
   it('reads disk files and staged writes, and lists creates, updates and deletes sorted by path', () => {

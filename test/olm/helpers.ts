@@ -1,12 +1,13 @@
 // Shared set-up of the OLM tests: opgen run in-process, the operator-framework/api checker (the oracle)
 // built once by .ci/olm-validator.sh, and the tutorial project scaffolded with the real commands.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { run } from '../../src/cli/main.js';
+export { snapshot } from '../../src/testdata/files.js';
 
 export interface CliResult {
   code: number;
@@ -103,17 +104,6 @@ export function copyBundle(project: string, into: string): string {
 
 export function readYaml<T = Record<string, unknown>>(path: string): T {
   return parse(readFileSync(path, 'utf8')) as T;
-}
-
-/** Every file under dir with its content (to assert nothing was written). */
-export function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const abs = join(entry.parentPath, entry.name);
-    out[abs.slice(dir.length + 1)] = readFileSync(abs, 'utf8');
-  }
-  return out;
 }
 
 /** `kubectl kustomize <dir>` parsed (the same renderer users run). */

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { type LeaderElectionConfig, LeaderElector } from './index.js';
+import { waitFor } from '../manager/testdata/wait.js';
 
 const run = promisify(execFile);
 let env: TestEnv;
@@ -52,15 +53,6 @@ function campaign(elector: LeaderElector) {
     get startedLeading() { return startedLeading; },
     get ended() { return ended; },
   };
-}
-
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const start = performance.now();
-  while (!cond()) {
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return performance.now() - start;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

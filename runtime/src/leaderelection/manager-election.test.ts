@@ -11,6 +11,7 @@ import { silentLogger } from '../log/index.js';
 import { createManager, type Manager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
 import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { waitFor } from '../manager/testdata/wait.js';
 
 let env: TestEnv;
 let client: Client;
@@ -23,14 +24,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 interface Reconciled { manager: string; name: string; at: number }
 

@@ -6,11 +6,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, Lease, Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
-import type { TestEnv } from '../envtest/index.js';
+import { eventually, type TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { Result } from '../reconcile/index.js';
 import { createManager, type Manager, type ManagerOptions } from './index.js';
 import { Guestbook, startGuestbookEnv } from './testdata/guestbook.js';
+import { waitFor } from './testdata/wait.js';
 
 let env: TestEnv;
 let client: Client;
@@ -23,14 +24,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 async function namespace(name: string): Promise<string> {
   await client.create(Namespace, { metadata: { name } });
@@ -92,7 +85,8 @@ describe('leadership', () => {
     await waitFor(() => reconciled.filter((r) => r.startsWith('a/')).length >= 3, 15_000, 'the leader to reconcile all three');
     // b's cache holds them (warm for a takeover), yet nothing is queued or reconciled there.
     await waitFor(() => b.cache.hasSynced(), 10_000, 'the standby cache to sync');
-    expect((await b.client.list(Guestbook, { namespace: ns })).items).toHaveLength(3);
+    // hasSynced() means the first list is in, not that the watch has delivered every later create.
+    await eventually(async () => expect((await b.client.list(Guestbook, { namespace: ns })).items).toHaveLength(3));
     await sleep(500);
     expect(await queueDepth(b)).toBe(0);
     expect(reconciled.filter((r) => r.startsWith('b/'))).toEqual([]);

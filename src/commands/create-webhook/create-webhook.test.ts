@@ -9,6 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../cli/main.js';
 import { parseProject } from '../../project/index.js';
+import { snapshot as files } from '../../testdata/files.js';
 
 interface CliResult {
   code: number;
@@ -39,16 +40,6 @@ async function ok(...argv: string[]): Promise<CliResult> {
 }
 
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
-
-function snapshot(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const abs = join(entry.parentPath, entry.name);
-    out[abs.slice(dir.length + 1)] = readFileSync(abs, 'utf8');
-  }
-  return out;
-}
 
 /** A project with Memcached v1 (with controller) and v1beta1 (types only). */
 async function memcachedProject(): Promise<void> {
@@ -368,3 +359,7 @@ describe('kubectl kustomize config/default after create webhook + generate', () 
     expectConsistent(withCerts);
   });
 });
+
+function snapshot(): Record<string, string> {
+  return files(dir);
+}

@@ -1,0 +1,19 @@
+// Test support (excluded from the build): what a folder holds, to assert that a failing command wrote
+// nothing or that a run changed exactly what it should.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Every file under dir (relative path → content). With folders, each folder is listed too, as '<dir>',
+ * so that a stray empty folder shows. A missing dir is an empty snapshot.
+ */
+export function snapshot(dir: string, { folders = false }: { folders?: boolean } = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const abs = join(entry.parentPath, entry.name);
+    if (entry.isFile()) out[abs.slice(dir.length + 1)] = readFileSync(abs, 'utf8');
+    else if (folders && entry.isDirectory()) out[abs.slice(dir.length + 1)] = '<dir>';
+  }
+  return out;
+}
