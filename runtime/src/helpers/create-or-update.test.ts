@@ -18,7 +18,8 @@ interface Gizmo extends KubeObject {
   spec?: { size?: number; labels?: string[] };
   status?: { phase?: string; conditions?: Condition[] };
 }
-const Gizmo = groupVersion('helpers.opgen.dev', 'v1').kind<Gizmo>('Gizmo');
+// The CRD below spells its plural 'gizmos'; kind()'s default pluraliser (flect's rules) says 'gizmoes'.
+const Gizmo = groupVersion('helpers.opgen.dev', 'v1').kind<Gizmo>('Gizmo', { plural: 'gizmos' });
 const rbac = groupVersion('rbac.authorization.k8s.io', 'v1');
 const ClusterRole = rbac.kind<KubeObject & { rules: object[] }>('ClusterRole', { namespaced: false });
 const ClusterRoleBinding = rbac.kind<KubeObject & { roleRef: object; subjects: object[] }>('ClusterRoleBinding', { namespaced: false });
