@@ -1,6 +1,6 @@
 // Helpers for end-to-end tests: pack the two packages as npm would publish them.
 import { execa } from 'execa';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,19 @@ export async function packPackages(dest: string): Promise<{ opgen: string; runti
     return join(dest, info.filename);
   };
   return { opgen: await pack(), runtime: await pack('-w', '@opgen/runtime') };
+}
+
+/**
+ * Unpacks the opgen tarball into work/opgen-cli as npm would and gives it the repository's
+ * dependencies, so a test runs the packed files (bin, dist, templates) without a second npm install.
+ * Returns the packed CLI's bin/opgen.js.
+ */
+export async function unpackCli(opgenTarball: string, work: string): Promise<string> {
+  const unpacked = join(work, 'opgen-cli');
+  mkdirSync(unpacked);
+  await execa('tar', ['-xzf', opgenTarball, '-C', unpacked]);
+  symlinkSync(join(repoRoot, 'node_modules'), join(unpacked, 'package', 'node_modules'), 'dir');
+  return join(unpacked, 'package', 'bin', 'opgen.js');
 }
 
 /** A TCP port free on 127.0.0.1 right now. */

@@ -1,7 +1,7 @@
 // The first ten minutes of a user, from the packed tarballs: init, two `create api` (one namespaced, one
 // cluster-scoped), install, type-check with tsc, generate the manifests, render config/default with
 // kubectl kustomize, and run the scaffolded controller tests against a real API server.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type Options } from 'execa';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, groupVersion } from '@opgen/runtime';
 import { startTestEnv } from '@opgen/runtime/envtest';
 import { parseAllDocuments } from 'yaml';
-import { freePort, packPackages, repoRoot, waitFor } from './helpers.js';
+import { freePort, packPackages, repoRoot, unpackCli, waitFor } from './helpers.js';
 
 const STEP = 600_000;
 
@@ -26,13 +26,7 @@ describe('scaffold end to end (packed tarballs)', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'opgen-e2e-'));
     tarballs = await packPackages(work);
-    // Unpack opgen as npm would and give it the repository's dependencies, so init runs the packed
-    // files (bin, dist, templates) without a second npm install.
-    const unpacked = join(work, 'opgen-cli');
-    mkdirSync(unpacked);
-    await execa('tar', ['-xzf', tarballs.opgen, '-C', unpacked]);
-    symlinkSync(join(repoRoot, 'node_modules'), join(unpacked, 'package', 'node_modules'), 'dir');
-    packedCli = join(unpacked, 'package', 'bin', 'opgen.js');
+    packedCli = await unpackCli(tarballs.opgen, work);
     project = join(work, 'memcached-operator');
     mkdirSync(project);
   }, STEP);

@@ -2,14 +2,14 @@
 // kube-scheduler + kwok), from the packed tarballs: every code block of the document runs in order
 // (e2e/tutorial-runner.ts), and between them this test checks what the cluster did. The operator runs
 // as a process with the environment's kubeconfig, as the tutorial tells a reader to run it.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, Deployment, EventsV1Event, groupVersion, isNotFound, Pod, type Client, type Condition, type KubeObject } from '@opgen/runtime';
 import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { packPackages, repoRoot } from './helpers.js';
+import { packPackages, unpackCli } from './helpers.js';
 import { TutorialRunner } from './tutorial-runner.js';
 
 const STEP = 600_000;
@@ -30,13 +30,8 @@ describe('docs/tutorial.md on a simulated cluster (packed tarballs)', () => {
     const [tarballs, started] = await Promise.all([packPackages(work), startTestEnv({ simulatedCluster: true })]);
     env = started;
     client = createClient(env.kubeConfig);
-    // Unpack opgen as npm would and give it the repository's dependencies (see scaffold.test.ts).
-    const unpacked = join(work, 'opgen-cli');
-    mkdirSync(unpacked);
-    await execa('tar', ['-xzf', tarballs.opgen, '-C', unpacked]);
-    symlinkSync(join(repoRoot, 'node_modules'), join(unpacked, 'package', 'node_modules'), 'dir');
     tutorial = new TutorialRunner({
-      work, tarballs, cli: join(unpacked, 'package', 'bin', 'opgen.js'),
+      work, tarballs, cli: await unpackCli(tarballs.opgen, work),
       env: { KUBECONFIG: env.kubeconfigPath },
     });
   }, STEP);

@@ -2,7 +2,7 @@
 // validation and conversion, install, type-check and build, generate, render the cert-manager wiring with
 // kubectl kustomize, run the generated project's own tests (webhook tests included) and run the built
 // manager against a real API server, which calls its webhooks (conversion included).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, groupVersion } from '@opgen/runtime';
 import { startTestEnv } from '@opgen/runtime/envtest';
 import { parseAllDocuments } from 'yaml';
-import { freePort, packPackages, repoRoot, waitFor } from './helpers.js';
+import { freePort, packPackages, unpackCli, waitFor } from './helpers.js';
 
 const STEP = 600_000;
 
@@ -35,11 +35,7 @@ describe('webhooks end to end (packed tarballs)', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'opgen-e2e-webhook-'));
     tarballs = await packPackages(work);
-    const unpacked = join(work, 'opgen-cli');
-    mkdirSync(unpacked);
-    await execa('tar', ['-xzf', tarballs.opgen, '-C', unpacked]);
-    symlinkSync(join(repoRoot, 'node_modules'), join(unpacked, 'package', 'node_modules'), 'dir');
-    packedCli = join(unpacked, 'package', 'bin', 'opgen.js');
+    packedCli = await unpackCli(tarballs.opgen, work);
     project = join(work, 'memcached-operator');
     mkdirSync(project);
   }, STEP);
