@@ -3,7 +3,7 @@ export * from './api/types.js';
 export * from './api/kind.js';
 export * from './api/builtins.js';
 export * from './client/index.js';
-export { Cache, createCache, stripManagedFields, Informer, type Store, objectKey, parseLabelSelector, LabelSelectorError, type EventHandlers, type LabelMatcher, type CacheOptions, type IndexFunc } from './cache/index.js';
+export { Cache, createCache, stripManagedFields, NamespaceNotWatchedError, Informer, type Store, objectKey, parseLabelSelector, LabelSelectorError, type EventHandlers, type LabelMatcher, type CacheOptions, type IndexFunc } from './cache/index.js';
 export * from './workqueue/index.js';
 export { Result, terminal, isTerminal, TerminalError, type Request, type Reconciler, type ReconcileContext } from './reconcile/index.js';
 export * from './controller/index.js';

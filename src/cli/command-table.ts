@@ -59,6 +59,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--license <license>', description: 'license header for source files', choices: ['apache2', 'none'], default: 'apache2' },
       { flags: '--license-file <file>', description: 'your own license header for source files (one /* ... */ block; replaces --license)' },
       { flags: '--skip-install', description: 'do not install dependencies' },
+      { flags: '--namespaced', description: 'a namespace-scoped operator: Roles, not ClusterRoles; watches WATCH_NAMESPACE (its own namespace)' },
       dryRun,
     ],
     async run(ctx, _args, o) {
@@ -71,6 +72,7 @@ export const commands: readonly CommandSpec[] = [
         license: o.license === 'none' ? 'none' : 'apache2',
         licenseFile: str(o.licenseFile),
         skipInstall: o.skipInstall === true,
+        namespaced: o.namespaced === true,
         dryRun: o.dryRun === true,
       });
     },
@@ -151,12 +153,14 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--license <license>', description: 'license header for files scaffolded from now on', choices: ['apache2', 'none'] },
       { flags: '--owner <owner>', description: 'copyright owner in that header' },
       { flags: '--license-file <file>', description: 'your own header for files scaffolded from now on (one /* ... */ block)' },
+      { flags: '--namespaced', description: 'make the operator namespace-scoped (Roles, WATCH_NAMESPACE); --namespaced=false to go back to cluster-scoped' },
       dryRun,
     ],
     async run(ctx, _args, o) {
       const { editCommand } = await import('../commands/edit/index.js');
       return editCommand(ctx, {
         multigroup: typeof o.multigroup === 'boolean' ? o.multigroup : undefined,
+        namespaced: typeof o.namespaced === 'boolean' ? o.namespaced : undefined,
         license: o.license === 'none' || o.license === 'apache2' ? o.license : undefined,
         owner: str(o.owner),
         licenseFile: str(o.licenseFile),

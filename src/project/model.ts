@@ -12,6 +12,11 @@ export interface ProjectConfig {
   repo?: string;
   /** APIs may live in several groups (types under src/api/<group>/<version>). */
   multigroup?: boolean;
+  /**
+   * The manager watches only WATCH_NAMESPACE and holds Roles, not ClusterRoles (`init --namespaced`,
+   * `edit --namespaced`; kubebuilder v4.12's field of the same name).
+   */
+  namespaced?: boolean;
   /** The opgen version that ran `init`. */
   cliVersion?: string;
   /** Settings of other tools, kept as they are. */
@@ -69,4 +74,9 @@ export function apiDir(project: Pick<ProjectConfig, 'multigroup'>, group: string
 /** Folder of controllers: src/controller, or src/controller/<group> when multigroup. */
 export function controllerDir(project: Pick<ProjectConfig, 'multigroup'>, group: string): string {
   return project.multigroup ? `src/controller/${group}` : 'src/controller';
+}
+
+/** The namespace config/default deploys the manager to (kustomize's `namespace:`): <projectName>-system. */
+export function managerNamespace(project: Pick<ProjectConfig, 'projectName'>): string {
+  return `${project.projectName}-system`;
 }

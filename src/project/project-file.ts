@@ -27,6 +27,7 @@ export function parseProject(text: string, file = PROJECT_FILE): ProjectConfig {
 export function serializeProject(config: ProjectConfig): string {
   const plain = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
   if (!config.multigroup) delete plain.multigroup;
+  if (!config.namespaced) delete plain.namespaced;
   if (config.resources.length === 0) delete plain.resources;
   return `${HEADER}\n${stringify(sortKeys(plain), { lineWidth: 0, indentSeq: false })}`;
 }
@@ -69,7 +70,7 @@ class Reader {
     const root = this.doc.contents;
     if (!isMap(root)) throw this.error(root, 'must be a YAML mapping with version, layout, domain and projectName');
     const path: string[] = [];
-    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'cliVersion', 'plugins', 'resources']);
+    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'cliVersion', 'plugins', 'resources']);
     const version = this.get(path, 'version', 'string', true);
     if (version !== '3') throw this.error(this.node(['version']), `unsupported PROJECT version "${version}"`, 'opgen reads version "3"');
     const project: ProjectConfig = {
@@ -83,6 +84,8 @@ class Reader {
     if (repo !== undefined) project.repo = repo;
     const multigroup = this.get(path, 'multigroup', 'boolean');
     if (multigroup !== undefined) project.multigroup = multigroup;
+    const namespaced = this.get(path, 'namespaced', 'boolean');
+    if (namespaced !== undefined) project.namespaced = namespaced;
     const cliVersion = this.get(path, 'cliVersion', 'string');
     if (cliVersion !== undefined) project.cliVersion = cliVersion;
     const plugins = this.node(['plugins']);

@@ -37,6 +37,22 @@ export function stripManagedFields(obj: KubeObject): KubeObject {
   return obj;
 }
 
+/**
+ * A read through the cache of a namespace it does not watch (the manager's `namespaces`, from
+ * WATCH_NAMESPACE): the operator is not allowed to see it, so the object is not there to read.
+ */
+export class NamespaceNotWatchedError extends Error {
+  override readonly name = 'NamespaceNotWatchedError';
+
+  constructor(
+    readonly kind: string,
+    readonly namespace: string,
+    readonly watched: readonly string[],
+  ) {
+    super(`the cache is restricted to namespaces ${watched.join(', ')}; ${kind} in "${namespace}" is outside them (add the namespace to WATCH_NAMESPACE and bind the operator's Role there)`);
+  }
+}
+
 export function kindKey(kind: ResourceKind): string {
   return `${kind.group}/${kind.version}/${kind.kind}`;
 }
@@ -148,7 +164,7 @@ export class Cache implements Reader {
   private async syncedInformer<T extends KubeObject>(kind: ResourceKind<T>, namespace: string | undefined, signal?: AbortSignal): Promise<Informer<T>> {
     const restricted = this.opts.namespaces;
     if (kind.namespaced && namespace && restricted && restricted.length > 0 && !restricted.includes(namespace)) {
-      throw new Error(`the cache is restricted to namespaces ${restricted.join(', ')}; ${kind.kind} in "${namespace}" is not cached`);
+      throw new NamespaceNotWatchedError(kind.kind, namespace, restricted);
     }
     const informer = this.informerFor(kind);
     if (!informer.hasSynced()) {

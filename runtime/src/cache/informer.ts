@@ -5,7 +5,7 @@
 // has expired.
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeList, KubeObject } from '../api/types.js';
-import { ApiError, isGone, type Status } from '../client/errors.js';
+import { ApiError, isForbidden, isGone, type Status } from '../client/errors.js';
 import { formatLabelSelector, resourcePath } from '../transport/index.js';
 import type { Transport } from '../transport/index.js';
 import { withTypeMeta } from '../client/client.js';
@@ -198,6 +198,8 @@ class Reflector<T extends KubeObject> {
   synced = false;
   private resourceVersion?: string;
   private readonly log: Logger;
+  /** 403 answered and reported: later refusals go to debug until a list succeeds (RBAC fixed). */
+  private denied = false;
 
   constructor(
     private readonly transport: Transport,
@@ -231,6 +233,12 @@ class Reflector<T extends KubeObject> {
         if (isGone(err)) {
           this.log.info('resourceVersion expired, listing again', { resourceVersion: this.resourceVersion });
           this.resourceVersion = undefined;
+        } else if (isForbidden(err)) {
+          // The same refusal every few seconds would bury the log; say it once, plainly, and keep
+          // retrying so the informer recovers when a Role is bound.
+          if (!this.denied) this.log.error(this.deniedMessage(), err, { maxRetryIntervalMs: max });
+          else this.log.debug('list/watch still forbidden', { error: (err as Error).message });
+          this.denied = true;
         } else {
           this.log.error('list/watch failed, retrying', err, { retryInMs: backoff, resourceVersion: this.resourceVersion });
         }
@@ -238,6 +246,17 @@ class Reflector<T extends KubeObject> {
         backoff = Math.min(backoff * 2, max);
       }
     }
+  }
+
+  private deniedMessage(): string {
+    const what = `${this.kind.plural}${this.kind.group ? `.${this.kind.group}` : ''}`;
+    if (this.namespace) {
+      return `forbidden to list/watch ${what} in namespace "${this.namespace}": bind the operator's Role there (config/rbac) or drop the namespace from WATCH_NAMESPACE; retrying quietly`;
+    }
+    if (this.kind.namespaced) {
+      return `forbidden to list/watch ${what} in all namespaces: the operator holds no ClusterRole for them; set WATCH_NAMESPACE (the manager's namespaces option) to the namespaces its Roles cover, or grant a ClusterRole; retrying quietly`;
+    }
+    return `forbidden to list/watch ${what} (cluster-scoped): only a ClusterRole can grant it, which a namespace-scoped operator does not hold; stop watching it or grant a ClusterRole; retrying quietly`;
   }
 
   private async list(signal: AbortSignal): Promise<void> {
@@ -261,6 +280,10 @@ class Reflector<T extends KubeObject> {
     } while (continueToken);
     this.sink.replace(this.namespace, items);
     this.resourceVersion = resourceVersion;
+    if (this.denied) {
+      this.denied = false;
+      this.log.info('list/watch allowed again', { count: items.length });
+    }
     if (!this.synced) {
       this.synced = true;
       this.sink.synced();

@@ -17,6 +17,8 @@ export interface ControllerHost {
   readonly log: Logger;
   readonly metrics?: RuntimeMetrics;
   readonly hardStop?: AbortSignal;
+  /** The namespaces the manager's cache watches; undefined = all. */
+  readonly watchedNamespaces?: readonly string[];
   /** Reserves a controller name (unique per manager, as in logs and metrics); throws when taken. */
   claimControllerName(name: string): void;
   addController(c: Controller): void;
@@ -113,6 +115,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
       log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,
       hardStop: this.host.hardStop,
+      watchedNamespaces: this.host.watchedNamespaces,
     });
     this.host.addController(controller);
     return controller;

@@ -3,7 +3,9 @@
 // (event handlers on shared informers) are attached when the controller starts, on the leader only, as
 // controller-runtime does: a standby replica keeps warm caches but queues nothing.
 import { randomUUID } from 'node:crypto';
+import { NamespaceNotWatchedError } from '../cache/cache.js';
 import type { EventHandlers, Informer } from '../cache/informer.js';
+import { isForbidden } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { isTerminal, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
@@ -29,7 +31,12 @@ export interface ControllerOptions {
   hardStop?: AbortSignal;
   /** How long to wait for the caches before giving up; default 2 minutes, as controller-runtime. */
   cacheSyncTimeoutMs?: number;
+  /** The namespaces the manager watches (WATCH_NAMESPACE), for the hint when access is denied; undefined = all. */
+  watchedNamespaces?: readonly string[];
 }
+
+/** Distinct access-denied messages remembered per controller (each is logged at error level once). */
+const MAX_DENIALS_REMEMBERED = 1000;
 
 export class Controller {
   readonly name: string;
@@ -42,6 +49,8 @@ export class Controller {
   private readonly metrics?: RuntimeMetrics;
   private readonly hardStop: AbortSignal;
   private started = false;
+  /** Access-denied errors already logged: a retry that is refused the same way again goes to debug. */
+  private readonly denials = new Set<string>();
 
   constructor(private readonly opts: ControllerOptions) {
     this.name = opts.name;
@@ -108,6 +117,17 @@ export class Controller {
       if (isTerminal(err)) {
         this.queue.forget(key);
         log.error('Reconciler error (terminal, not retried)', err);
+      } else if (isAccessDenied(err)) {
+        // Retried (a Role may be bound later), but reported once: a retry loop repeating the same
+        // refusal would hide it. Later identical refusals are logged at debug level.
+        this.queue.addRateLimited(key);
+        const message = (err as Error).message;
+        if (this.denials.has(message)) {
+          log.debug('Reconciler error: access denied again', { error: message, retries: this.queue.numRequeues(key) });
+        } else {
+          if (this.denials.size < MAX_DENIALS_REMEMBERED) this.denials.add(message);
+          log.error('Reconciler error: access denied (reported once; retried with backoff)', err, { hint: this.deniedHint() });
+        }
       } else {
         this.queue.addRateLimited(key);
         log.error('Reconciler error', err, { retries: this.queue.numRequeues(key) });
@@ -128,7 +148,20 @@ export class Controller {
     }
   }
 
+  private deniedHint(): string {
+    const watched = this.opts.watchedNamespaces;
+    if (watched && watched.length > 0) {
+      return `the operator watches namespaces ${watched.join(', ')} (WATCH_NAMESPACE) and its Roles grant access only there; objects elsewhere are out of its reach`;
+    }
+    return 'grant the permission with a +kubebuilder:rbac marker and run `npm run manifests`';
+  }
+
   private observe(started: number): void {
     this.metrics?.reconcileTime(this.name, (performance.now() - started) / 1000);
   }
+}
+
+/** A refusal by RBAC (HTTP 403) or a cache read outside the watched namespaces. */
+function isAccessDenied(err: unknown): boolean {
+  return isForbidden(err) || err instanceof NamespaceNotWatchedError;
 }

@@ -59,7 +59,11 @@ export interface ManagerOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
-  /** Restrict caches to these namespaces; default all. */
+  /**
+   * Restrict caches to these namespaces; default (undefined or empty) all. Scaffolded projects pass
+   * watchNamespaces(), i.e. WATCH_NAMESPACE split at commas. Leader election is not affected: its Lease
+   * stays in leaderElectionNamespace.
+   */
   namespaces?: string[];
   /** How long in-flight reconciles may run after a stop is asked for; default 30 s. */
   gracefulShutdownTimeoutMs?: number;
@@ -167,6 +171,10 @@ class ControllerManager implements Manager, ControllerHost {
     this.webhookServer = new WebhookServer(webhookServerOptions(opts.webhook, this.log.child({ logger: 'webhook' })));
   }
 
+  get watchedNamespaces(): readonly string[] | undefined {
+    return this.opts.namespaces && this.opts.namespaces.length > 0 ? this.opts.namespaces : undefined;
+  }
+
   get hardStop(): AbortSignal {
     return this.hardStopController.signal;
   }
@@ -251,6 +259,8 @@ class ControllerManager implements Manager, ControllerHost {
         this.ports.webhook = await startManagerWebhooks(this.webhookServer, this.opts.webhook, this.transport, serversStop.signal, log.child({ logger: 'webhook' }));
       }
 
+      const watched = this.watchedNamespaces;
+      log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
       cacheDone = this.cache.start(cacheStop.signal);
 
       let leading = !this.opts.leaderElection;

@@ -4,7 +4,8 @@ import { posix } from 'node:path';
 import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkDns1123Subdomain, checkKind, pluralize } from '../../naming/index.js';
-import { apiDir, controllerDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
+import { apiDir, controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
+import { clusterScopedResource } from '../../rbac/cluster-scoped.js';
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
@@ -139,6 +140,7 @@ function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptio
     if (subdomainProblem) throw new OpgenError(`invalid API group "${qualified}": it ${subdomainProblem}`, { flag: '--group' });
   }
 
+  if (project.namespaced) refuseClusterScopedIn(project, gvk, o, origin);
   const existing = project.resources.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
   if (existing && !o.force) {
     const named = o.controllerName !== undefined;
@@ -173,6 +175,17 @@ function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptio
     );
   }
   return existing;
+}
+
+/** A namespace-scoped project holds only Roles: a cluster-scoped kind would need a ClusterRole. */
+function refuseClusterScopedIn(project: ProjectConfig, gvk: Gvk, o: CreateApiOptions, origin: Origin): void {
+  const fix = 'a namespace-scoped project (PROJECT namespaced: true) holds only Roles; run `opgen edit --namespaced=false` first, or keep the kind namespaced';
+  if (o.resource && !o.namespaced) {
+    throw new OpgenError(`a cluster-scoped kind ${gvk.kind} cannot be watched with Roles`, { flag: '--namespaced' }, fix);
+  }
+  if (origin.type === 'core' && clusterScopedResource(origin.apiGroup, gvk.plural)) {
+    throw new OpgenError(`${gvk.kind} (${gvk.plural}) is cluster-scoped and cannot be watched with Roles`, { flag: '--kind' }, fix);
+  }
 }
 
 /** `memcached-backup` → `MemcachedBackup`. */
@@ -215,6 +228,9 @@ function scaffold(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOpti
     reconciler: `${o.controllerName ? pascal(o.controllerName) : gvk.kind}Reconciler`,
     // RBAC markers name the core group `core` (controller-gen's spelling of "").
     rbacGroup: qualified === '' ? 'core' : qualified,
+    // A namespace-scoped project's markers carry namespace=, so they become a Role (as kubebuilder's).
+    rbacNamespace: project.namespaced ? `,namespace=${managerNamespace(project)}` : '',
+    projectNamespaced: project.namespaced === true,
     // Only this project's kinds have a CRD here, so only they can be created freely in the test.
     ownsResource: origin.type === 'owned',
     typesImport: origin.type === 'owned' ? importPath(ctrlDir, typesPath!) : origin.type === 'core' ? origin.typesImport : externalImport(ctrlDir, origin.typesImport),

@@ -4,10 +4,13 @@ import { OpgenError } from '../../diag/diagnostic.js';
 import { loadProject, saveProject } from '../../project/index.js';
 import { boilerplateFor, ownerIn, readLicenseFile, type License } from '../shared/license.js';
 import { stageAndCommit } from '../shared/run-in-tree.js';
+import { switchNamespaced } from './namespaced.js';
 
 export interface EditOptions {
   /** undefined = leave as it is. */
   multigroup?: boolean;
+  /** undefined = leave as it is; true/false switch between a namespace- and a cluster-scoped operator. */
+  namespaced?: boolean;
   /** Rewrite hack/boilerplate.ts.txt (the header of files scaffolded from now on). */
   license?: License;
   owner?: string;
@@ -19,8 +22,8 @@ const BOILERPLATE = 'hack/boilerplate.ts.txt';
 
 export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<number> {
   const licensing = o.license !== undefined || o.owner !== undefined || o.licenseFile !== undefined;
-  if (o.multigroup === undefined && !licensing) {
-    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --license, --owner or --license-file');
+  if (o.multigroup === undefined && o.namespaced === undefined && !licensing) {
+    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --license, --owner or --license-file');
   }
   if (o.licenseFile !== undefined && (o.license !== undefined || o.owner !== undefined)) {
     throw new OpgenError('replaces the whole header, so --license and --owner do not apply', { flag: '--license-file' }, 'pass either --license-file or --license/--owner');
@@ -30,8 +33,16 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
   const licenseFile = o.licenseFile !== undefined ? readLicenseFile(ctx.cwd, o.licenseFile) : undefined;
   const multigroup = o.multigroup;
   let note: string | undefined;
+  const notes: string[] = [];
   stageAndCommit(ctx, o.dryRun, (tree) => {
-    const project = loadProject(tree);
+    let project = loadProject(tree);
+    if (o.namespaced !== undefined && o.namespaced !== (project.namespaced === true)) {
+      notes.push(...switchNamespaced(tree, project, o.namespaced));
+      project = { ...project };
+      if (o.namespaced) project.namespaced = true;
+      else delete project.namespaced;
+      saveProject(tree, project);
+    }
     if (licensing) {
       // Only new files get the new header; existing ones keep theirs (as kubebuilder's edit).
       const current = tree.read(BOILERPLATE);
@@ -55,5 +66,6 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
     saveProject(tree, next);
   });
   if (note && !o.dryRun) ctx.out(note);
+  if (!o.dryRun) for (const n of notes) ctx.out(n);
   return 0;
 }

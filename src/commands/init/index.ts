@@ -18,6 +18,8 @@ export interface InitOptions {
   /** A header of the user's own for new source files (one /* ... *\/ block); replaces --license. */
   licenseFile?: string;
   skipInstall: boolean;
+  /** A namespace-scoped operator: Roles instead of ClusterRoles, WATCH_NAMESPACE from the pod's namespace. */
+  namespaced?: boolean;
   dryRun: boolean;
 }
 
@@ -52,6 +54,7 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
     opgenVersion: opgenVersion(),
     leaderElectionID: `${fnv32a(o.repo ?? projectName)}.${o.domain}`,
     header: sourceHeader(boilerplate),
+    namespaced: o.namespaced === true,
   };
   const project: ProjectConfig = {
     version: '3',
@@ -59,6 +62,7 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
     domain: o.domain,
     projectName,
     ...(o.repo ? { repo: o.repo } : {}),
+    ...(o.namespaced ? { namespaced: true } : {}),
     cliVersion: opgenVersion(),
     resources: [],
   };
