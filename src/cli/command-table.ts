@@ -199,6 +199,19 @@ export const commands: readonly CommandSpec[] = [
   },
   ...olmCommands(),
   {
+    path: ['generate', 'helm'],
+    summary: 'Write a Helm chart from config/default (kubebuilder helm/v2-alpha layout); a rerun merges your edits with the generated changes',
+    options: [
+      { flags: '--output-dir <dir>', description: 'chart folder (default: the one PROJECT records, else dist/chart)' },
+      { flags: '--force', description: 'take the generated version of every file instead of merging your edits' },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { generateHelmCommand } = await import('../helm/command.js');
+      return generateHelmCommand(ctx, { outputDir: str(o.outputDir), force: o.force === true, dryRun: o.dryRun === true });
+    },
+  },
+  {
     path: ['setup-envtest'],
     args: '[version]',
     summary: 'Find, download (sha512-checked) or build kube-apiserver and etcd for tests, and print where they are',

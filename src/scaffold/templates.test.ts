@@ -10,13 +10,16 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
 function templateSets(): string[] {
-  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke'];
+  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke', ...helmSets.map((s) => `helm/${s}`)];
 }
+
+const helmSets = ['binding', 'chart', 'crd', 'extra', 'role', 'webhook', 'webhook-configuration'];
 
 describe('templates/', () => {
   it('has no template outside the known sets, so every template is exercised by the command tests', () => {
     const top = readdirSync(templatesRoot).sort();
-    expect(top).toEqual(['_partials', 'api', 'init', 'olm', 'webhook']);
+    expect(top).toEqual(['_partials', 'api', 'helm', 'init', 'olm', 'webhook']);
+    expect(readdirSync(join(templatesRoot, 'helm')).sort()).toEqual(helmSets);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
     expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['common', 'conversion', 'defaulting', 'spoke', 'validation']);
   });

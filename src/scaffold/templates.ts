@@ -44,16 +44,23 @@ export function loadTemplates(set: string): Template[] {
 
 /** Renders templates/<set> into the tree; returns the output paths in order. */
 export function renderTemplates(tree: Tree, set: string, options: RenderOptions): string[] {
-  const hb = handlebars();
   const written: string[] = [];
-  for (const t of loadTemplates(set)) {
-    const path = outputPath(t.source, options.placeholders ?? {});
-    const content = hb.compile(t.body, { noEscape: true, strict: true })(options.data);
-    const ifExists = options.force && t.ifExists === 'error' ? 'overwrite' : t.ifExists;
-    tree.write(path, content, { ifExists });
-    written.push(path);
+  for (const f of renderTemplateFiles(set, options)) {
+    const ifExists = options.force && f.ifExists === 'error' ? 'overwrite' : f.ifExists;
+    tree.write(f.path, f.content, { ifExists });
+    written.push(f.path);
   }
   return written;
+}
+
+/** Renders templates/<set> in memory (for commands that merge the output with the user's files). */
+export function renderTemplateFiles(set: string, options: Omit<RenderOptions, 'force'>): { path: string; content: string; ifExists: IfExists }[] {
+  const hb = handlebars();
+  return loadTemplates(set).map((t) => ({
+    path: outputPath(t.source, options.placeholders ?? {}),
+    content: hb.compile(t.body, { noEscape: true, strict: true })(options.data),
+    ifExists: t.ifExists,
+  }));
 }
 
 /** Renders one named partial from templates/_partials (e.g. a code fragment to insert at a marker). */

@@ -1,0 +1,73 @@
+// Shared set-up of the Helm chart tests: opgen run in-process, helm (built once by .ci/helm.sh, the peer
+// that defines what a chart means) and the tutorial's Memcached operator with webhooks, scaffolded with
+// the real commands.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { run } from '../../src/cli/main.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function opgen(cwd: string, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, cwd);
+  return { code, stdout, stderr };
+}
+
+export async function opgenOk(cwd: string, ...argv: string[]): Promise<CliResult> {
+  const r = await opgen(cwd, ...argv);
+  if (r.code !== 0) throw new Error(`opgen ${argv.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r;
+}
+
+let helmPath: string | undefined;
+
+/** The helm binary: OPGEN_HELM (set by .ci/run), else built (or found in the cache) by .ci/helm.sh now. */
+export function helmBinary(): string {
+  if (helmPath) return helmPath;
+  helmPath = process.env.OPGEN_HELM;
+  if (!helmPath) {
+    const script = fileURLToPath(new URL('../../.ci/helm.sh', import.meta.url));
+    helmPath = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  }
+  return helmPath;
+}
+
+export async function helm(cwd: string, ...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  // HELM_* folders inside the test's temp dir: no state from (or into) the user's helm.
+  const home = join(cwd, '.helm-home');
+  const env = { HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
+  const r = await execa(helmBinary(), args, { cwd, reject: false, env });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const olmFixtures = fileURLToPath(new URL('../olm/fixtures/', import.meta.url));
+
+/**
+ * kubebuilder's tutorial operator with webhooks: Memcached v1alpha1 (the tutorial's types) with
+ * defaulting, validating and conversion webhooks (v1beta1 converts through it), manifests generated.
+ */
+export async function scaffoldMemcached(parent: string, name = 'memcached-operator'): Promise<string> {
+  const dir = join(parent, name);
+  mkdirSync(dir);
+  await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
+  await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
+  copyFileSync(join(olmFixtures, 'memcached-types.ts'), join(dir, 'src/api/v1alpha1/memcached-types.ts'));
+  await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false');
+  await opgenOk(dir, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1');
+  await opgenOk(dir, 'generate');
+  return dir;
+}
