@@ -178,6 +178,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--output-dir <dir>', description: 'write manifests under this directory instead of config/' },
       { flags: '--check', description: 'write nothing; exit 1 if the generated files are out of date' },
       dryRun,
+      { flags: '--watch', description: 'generate, then regenerate what changed whenever a source changes, until Ctrl-C' },
     ],
     async run(ctx, args, o) {
       let crd: string | undefined;
@@ -191,10 +192,21 @@ export const commands: readonly CommandSpec[] = [
       });
       const gen = await loadGen();
       const crdOptions = crd === undefined ? undefined : (await import('../crd/crd-options.js')).parseCrdOptions(crd);
-      return gen.generateCommand(
-        { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, ...(crdOptions ? { crd: crdOptions } : {}) },
-        ctx.out,
-      );
+      const options = { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, ...(crdOptions ? { crd: crdOptions } : {}) };
+      if (o.watch === true) {
+        const { watchGenerate } = await import('../gen/watch.js');
+        const stop = new AbortController();
+        const onSignal = (): void => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        try {
+          return await watchGenerate(options, ctx, stop.signal);
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      }
+      return gen.generateCommand(options, ctx.out);
     },
   },
   ...olmCommands(),

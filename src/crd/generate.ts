@@ -24,6 +24,14 @@ export interface GeneratedCrd {
   /** `<group>_<plural>.yaml` */
   fileName: string;
   crd: Record<string, unknown>;
+  /** Group and kind: what a later run looks the CRD up by. */
+  key: string;
+  /** Every file it was built from (its versions' files, the files of the types they use). */
+  builtFrom: Set<LoadedFile>;
+  /** Taken over from an earlier run (watch mode) instead of built. */
+  reused?: boolean;
+  /** Building it reported no error (only such CRDs are taken over by a later run). */
+  faultless: boolean;
 }
 
 interface KindVersion {
@@ -33,7 +41,7 @@ interface KindVersion {
   file: LoadedFile;
   decl: TS.InterfaceDeclaration;
   markers: CollectedMarker[];
-  schema: JSONSchemaProps;
+  schema?: JSONSchemaProps;
 }
 
 export const VERSION_ANNOTATION = 'opgen.dev/version';
@@ -49,7 +57,15 @@ export function generateCrds(
   kubernetes: ConstructorParameters<typeof SchemaBuilder>[4],
   toolVersion: string,
   errors: OpgenError[],
-  options: { generateEmbeddedObjectMeta?: boolean } = {},
+  options: {
+    generateEmbeddedObjectMeta?: boolean;
+    /**
+     * CRDs of an earlier run that found no error in them (watch mode), by key. One is taken over unbuilt
+     * when none of the files it was built from changed and its versions are the same declarations. The
+     * caller starts afresh when a folder's markers or the set of scanned files changed.
+     */
+    earlier?: Map<string, GeneratedCrd>;
+  } = {},
 ): GeneratedCrd[] {
   const ts = sources.ts;
   const folderByFile = new Map<LoadedFile, ApiFolder>();
@@ -110,26 +126,52 @@ export function generateCrds(
           file,
           decl: st,
           markers: info?.markers ?? [],
-          schema: builder.kindSchema(file, st),
         });
       }
     }
   }
 
-  // CEL rules are judged on the finished schema of each version, as the API server judges them.
   const cel = celChecker(sources);
-  for (const k of found) cel.check(k.schema, k.kind, positionOf(k.file, k.decl.name), errors);
   const byKind = new Map<string, KindVersion[]>();
   for (const k of found) {
     const key = `${k.group}\u0000${k.kind}`;
     byKind.set(key, [...(byKind.get(key) ?? []), k]);
   }
   const out: GeneratedCrd[] = [];
-  for (const versions of byKind.values()) {
-    const crd = assemble(versions, toolVersion, errors);
-    if (crd) out.push(crd);
+  for (const [key, versions] of byKind) {
+    const earlier = options.earlier?.get(key);
+    if (earlier && unchanged(sources, earlier, versions)) {
+      out.push({ ...earlier, reused: true });
+      continue;
+    }
+    const errorsBefore = errors.length;
+    const { value: crd, files } = sources.track(() => {
+      for (const k of versions) {
+        sources.touch(k.file);
+        k.schema = builder.kindSchema(k.file, k.decl);
+        // CEL rules are judged on the finished schema of each version, as the API server judges them.
+        cel.check(k.schema, k.kind, positionOf(k.file, k.decl.name), errors);
+      }
+      return assemble(versions, toolVersion, errors);
+    });
+    if (crd) out.push({ ...crd, key, builtFrom: files, faultless: errors.length === errorsBefore });
   }
   return out.sort((a, b) => byteCompare(a.fileName, b.fileName));
+}
+
+/** Whether an earlier run's CRD still holds: the same version declarations, no file it was built from changed. */
+function unchanged(sources: SourceSet, earlier: GeneratedCrd, versions: KindVersion[]): boolean {
+  if (versions.some((k) => !earlier.builtFrom.has(k.file))) return false;
+  // Every version's file is one it was built from, and unchanged: so are the versions found in them.
+  for (const f of earlier.builtFrom) {
+    try {
+      // Same object: the parse of this run is the earlier one, so the text is the same.
+      if (sources.load(f.abs) !== f) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** What a +kubebuilder:resource marker does to the CRD, with every default spelt out. */
@@ -146,7 +188,7 @@ function markersNamed(k: KindVersion, name: string): CollectedMarker[] {
   return k.markers.filter((m) => m.definition.name === name);
 }
 
-function assemble(all: KindVersion[], toolVersion: string, errors: OpgenError[]): GeneratedCrd | undefined {
+function assemble(all: KindVersion[], toolVersion: string, errors: OpgenError[]): Pick<GeneratedCrd, 'fileName' | 'crd'> | undefined {
   const first = all[0]!;
   const fail = (m: CollectedMarker | undefined, k: KindVersion, message: string, fix: string): void => {
     errors.push(new OpgenError(`${k.kind}: ${message}`, m ? m.where : positionOf(k.file, k.decl.name), fix));
@@ -209,7 +251,7 @@ function assemble(all: KindVersion[], toolVersion: string, errors: OpgenError[])
 
   const versions: Record<string, unknown>[] = [];
   for (const k of kept) {
-    const v: Record<string, unknown> = { name: k.version, schema: { openAPIV3Schema: k.schema }, served: !marker(k, 'kubebuilder:unservedversion'), storage: kept.length === 1 || !!marker(k, 'kubebuilder:storageversion') };
+    const v: Record<string, unknown> = { name: k.version, schema: { openAPIV3Schema: k.schema! }, served: !marker(k, 'kubebuilder:unservedversion'), storage: kept.length === 1 || !!marker(k, 'kubebuilder:storageversion') };
     const subresources: Record<string, unknown> = {};
     if (marker(k, 'kubebuilder:subresource:status')) subresources.status = {};
     const scale = marker(k, 'kubebuilder:subresource:scale');

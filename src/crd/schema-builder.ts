@@ -28,6 +28,8 @@ interface Built {
 export class SchemaBuilder {
   private readonly ts: typeof TS;
   private readonly named = new Map<TopLevelDeclaration, JSONSchemaProps>();
+  /** The files each named type was built from: a kind reusing the schema depends on them too (watch mode). */
+  private readonly namedFrom = new Map<TopLevelDeclaration, Set<LoadedFile>>();
   private readonly building: TopLevelDeclaration[] = [];
 
   constructor(
@@ -382,7 +384,10 @@ export class SchemaBuilder {
   private namedSchema(file: LoadedFile, decl: TopLevelDeclaration, path: string, fromFile: LoadedFile, fromNode: TS.Node): JSONSchemaProps {
     const ts = this.ts;
     const cached = this.named.get(decl);
-    if (cached) return cached;
+    if (cached) {
+      for (const f of this.namedFrom.get(decl) ?? []) this.sources.touch(f);
+      return cached;
+    }
     if (this.building.includes(decl)) {
       const cycle = [...this.building.slice(this.building.indexOf(decl)), decl].map((d) => d.name.text).join(' → ');
       return this.fail(
@@ -396,6 +401,16 @@ export class SchemaBuilder {
     if (!ts.isEnumDeclaration(decl) && decl.typeParameters?.length) {
       return this.fail(file, decl, path, `generic type ${decl.name.text}<...> cannot be expressed in a CRD schema`, 'write a concrete interface');
     }
+    const { value, files } = this.sources.track(() => this.buildNamed(file, decl, path));
+    this.sources.touch(file);
+    files.add(file);
+    this.namedFrom.set(decl, files);
+    this.named.set(decl, value);
+    return value;
+  }
+
+  private buildNamed(file: LoadedFile, decl: TopLevelDeclaration, path: string): JSONSchemaProps {
+    const ts = this.ts;
     this.building.push(decl);
     let schema: JSONSchemaProps;
     let bases: JSONSchemaProps[] = [];
@@ -420,7 +435,6 @@ export class SchemaBuilder {
     checkRulePaths(schema, typeMarkers, (m, message, fix) => {
       this.errors.push(new OpgenError(`${decl.name.text}: ${message}`, m ? m.where : positionOf(file, decl.name), fix));
     });
-    this.named.set(decl, schema);
     return schema;
   }
 
@@ -439,6 +453,7 @@ export class SchemaBuilder {
     const values: string[] = [];
     for (const f of this.sources.files()) {
       if (dirname(f.abs) !== folder) continue;
+      this.sources.touch(f);
       for (const st of f.sf.statements) {
         if (!ts.isVariableStatement(st) || !(st.declarationList.flags & ts.NodeFlags.Const)) continue;
         for (const d of st.declarationList.declarations) {

@@ -4,10 +4,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { opgenVersion } from '../common/version.js';
-import type { ApiFolder } from '../crd/index.js';
+import type { ApiFolder, GeneratedCrd } from '../crd/index.js';
 import type { CrdOptions } from '../crd/crd-options.js';
 import type { JSONSchemaProps } from '../crd/json-schema.js';
-import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile } from '../markers/index.js';
+import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile, type ParsedFile } from '../markers/index.js';
 import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
@@ -30,8 +30,33 @@ export interface GenerateOptions {
   crd?: CrdOptions;
 }
 
+/**
+ * What `--watch` keeps from one run to the next: the compiler, every parsed file with its markers (reused
+ * while its text is the same), and the CRDs whose files did not change, with their YAML.
+ */
+export interface GenerateSession {
+  readonly parsed: Map<string, ParsedFile>;
+  readonly crds: Map<string, GeneratedCrd>;
+  /** The YAML of each kept CRD, by the same key. */
+  readonly crdYaml: Map<string, { yaml: string; bytes: number }>;
+  /** The scanned files and folder markers the kept CRDs were built with: when they change, all are rebuilt. */
+  crdInputs?: string;
+  registry?: ReturnType<typeof createGeneratorRegistry>;
+  /** What the last run did, for the watcher's status line. */
+  last?: { files: string[]; parsed: number; crds: number; built: number };
+}
+
+export function newSession(): GenerateSession {
+  return { parsed: new Map(), crds: new Map(), crdYaml: new Map() };
+}
+
 const DEFAULT_OUTPUT: Record<GenerateTarget, string> = { crd: 'config/crd/bases', rbac: 'config/rbac', webhook: 'config/webhook' };
 const ROLE_NAME = 'manager-role';
+
+/** What each target scans: --paths, or the project's default folder. */
+export function pathsToScan(o: GenerateOptions, target: GenerateTarget): string {
+  return o.paths ?? defaultPaths(o.cwd, target);
+}
 
 function defaultPaths(cwd: string, target: GenerateTarget): string {
   if (target === 'crd' && existsSync(join(cwd, 'src', 'api'))) return 'src/api';
@@ -64,14 +89,14 @@ function sortErrors(errors: OpgenError[]): OpgenError[] {
   });
 }
 
-export async function generateCommand(o: GenerateOptions, out: (line: string) => void): Promise<number> {
+export async function generateCommand(o: GenerateOptions, out: (line: string) => void, session?: GenerateSession): Promise<number> {
   const targets = o.targets.length > 0 ? [...new Set(o.targets)] : [...generateTargets];
   const inProject = existsSync(join(o.cwd, 'PROJECT'));
   if (!inProject && !o.paths) {
     throw new OpgenError('no PROJECT file here, so opgen does not know where the sources are', { flag: '--paths' }, 'run inside an opgen project, or pass --paths <dir|glob> (and --output-dir)');
   }
   const scanned: Record<string, string[]> = {};
-  for (const target of targets) scanned[target] = expandPaths(o.cwd, o.paths ?? defaultPaths(o.cwd, target));
+  for (const target of targets) scanned[target] = expandPaths(o.cwd, pathsToScan(o, target));
   const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject, crd: o.crd ?? null });
   if (o.check) {
     const record = readRecord(o.cwd, key);
@@ -86,12 +111,14 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   }
 
   const ts = loadTypeScript();
-  const { registry, schemaMarkers } = createGeneratorRegistry();
+  const { registry, schemaMarkers } = session ? (session.registry ??= createGeneratorRegistry()) : createGeneratorRegistry();
   const errors: OpgenError[] = [];
-  const sources = new SourceSet(ts, registry, o.cwd, errors);
+  const sources = new SourceSet(ts, registry, o.cwd, errors, session?.parsed);
   const outputs: { abs: string; content: string }[] = [];
   /** CRD files an earlier run wrote for kinds that are gone (only files carrying opgen's annotation). */
   const staleFiles: string[] = [];
+  let crdCount = 0;
+  let builtCount = 0;
 
   for (const target of targets) {
     const files = scanned[target]!.map((f) => sources.load(f));
@@ -100,16 +127,44 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     if (target === 'crd') {
       const { generateCrds } = await import('../crd/index.js');
       const kubernetes = await import('../crd/kubernetes/index.js');
-      const crds = generateCrds(sources, foldersOf(files, o.cwd), schemaMarkers, kubernetes, opgenVersion(), errors, { generateEmbeddedObjectMeta: o.crd?.generateEmbeddedObjectMeta === true });
-      if (o.crd?.maxDescLen !== undefined) {
-        const { truncateDescriptions } = await import('../crd/crd-options.js');
-        for (const c of crds) {
-          for (const v of (c.crd.spec as { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] }).versions) truncateDescriptions(v.schema.openAPIV3Schema, o.crd.maxDescLen);
+      const folders = foldersOf(files, o.cwd);
+      if (session) {
+        // A folder's markers (group, version, optional by default) or a file more or less can change any CRD.
+        const inputs = JSON.stringify([scanned[target], folders.map((f) => [f.dir, f.markers.map((m) => [m.definition.name, m.value])])]);
+        if (inputs !== session.crdInputs) session.crds.clear();
+        session.crdInputs = inputs;
+      }
+      const crds = generateCrds(sources, folders, schemaMarkers, kubernetes, opgenVersion(), errors, {
+        generateEmbeddedObjectMeta: o.crd?.generateEmbeddedObjectMeta === true,
+        ...(session ? { earlier: session.crds } : {}),
+      });
+      crdCount += crds.length;
+      builtCount += crds.filter((c) => !c.reused).length;
+      const { truncateDescriptions } = await import('../crd/crd-options.js');
+      for (const c of crds) {
+        let written = c.reused ? session?.crdYaml.get(c.key) : undefined;
+        if (!written) {
+          if (o.crd?.maxDescLen !== undefined) {
+            for (const v of (c.crd.spec as { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] }).versions) truncateDescriptions(v.schema.openAPIV3Schema, o.crd.maxDescLen);
+          }
+          written = { yaml: await toYaml([c.crd]), bytes: Buffer.byteLength(JSON.stringify(c.crd)) };
+        }
+        outputs.push({ abs: join(outDir, c.fileName), content: written.yaml });
+        warnIfTooLargeForClientSideApply(relative(o.cwd, join(outDir, c.fileName)), written.bytes, out);
+        if (session && c.faultless) {
+          session.crds.set(c.key, c);
+          session.crdYaml.set(c.key, written);
+        } else if (session) {
+          session.crds.delete(c.key);
         }
       }
-      for (const c of crds) {
-        outputs.push({ abs: join(outDir, c.fileName), content: await toYaml([c.crd]) });
-        warnIfTooLargeForClientSideApply(relative(o.cwd, join(outDir, c.fileName)), c.crd, out);
+      if (session) {
+        const current = new Set(crds.map((c) => c.key));
+        for (const key of session.crds.keys()) {
+          if (current.has(key)) continue;
+          session.crds.delete(key);
+          session.crdYaml.delete(key);
+        }
       }
       staleFiles.push(...staleCrdFiles(outDir, new Set(crds.map((c) => c.fileName))));
     } else if (target === 'rbac') {
@@ -122,6 +177,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       if (configs.length > 0) outputs.push({ abs: join(outDir, 'manifests.yaml'), content: await toYaml(configs) });
     }
   }
+  if (session) session.last = { files: sources.files().map((f) => f.abs), parsed: sources.parsedCount, crds: crdCount, built: builtCount };
   if (sources.syntaxErrors.length > 0) throw new OpgenErrors(sortErrors(sources.syntaxErrors));
   if (errors.length > 0) throw new OpgenErrors(sortErrors(errors));
 
@@ -170,8 +226,7 @@ function reportCheck(cwd: string, differences: { path: string; kind: 'missing' |
 /** The limit of kubectl's last-applied-configuration annotation: client-side apply fails above it. */
 const LAST_APPLIED_LIMIT = 262_144;
 
-function warnIfTooLargeForClientSideApply(file: string, crd: object, out: (line: string) => void): void {
-  const bytes = Buffer.byteLength(JSON.stringify(crd));
+function warnIfTooLargeForClientSideApply(file: string, bytes: number, out: (line: string) => void): void {
   if (bytes <= LAST_APPLIED_LIMIT) return;
   out(`warning: ${file}: the CRD is ${bytes} bytes, over the ${LAST_APPLIED_LIMIT}-byte annotation kubectl apply writes (client-side apply will fail; use kubectl apply --server-side, or shorten descriptions with crd:maxDescLen)`);
 }

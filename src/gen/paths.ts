@@ -18,6 +18,15 @@ function walk(dir: string, into: string[]): void {
   }
 }
 
+/** `dir` and every folder below it that a scan searches (no node_modules, dist or hidden folders). */
+export function sourceFolders(dir: string): string[] {
+  const out = [dir];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && !SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) out.push(...sourceFolders(join(dir, entry.name)));
+  }
+  return out;
+}
+
 function globToRegExp(glob: string): RegExp {
   let re = '';
   for (let i = 0; i < glob.length; i++) {

@@ -22,6 +22,15 @@ export interface LoadedFile {
   imports: Map<string, { module: string; name: string }>;
 }
 
+/** A parsed file kept between runs (watch mode): reused while the file's text is the same. */
+export interface ParsedFile {
+  text: string;
+  file: LoadedFile;
+  /** What loading it reported (marker errors, a syntax error), reported again on every reuse. */
+  errors: OpgenError[];
+  syntaxErrors: OpgenError[];
+}
+
 export type Resolved =
   | { kind: 'declaration'; file: LoadedFile; decl: TopLevelDeclaration; name: string }
   | { kind: 'constant'; file: LoadedFile; decl: TS.VariableDeclaration; name: string }
@@ -31,7 +40,11 @@ export type Resolved =
 export class SourceSet {
   private readonly files_ = new Map<string, LoadedFile>();
   /** Answers of resolve() per file and name: every field of every kind asks again for the same few types. */
-  private readonly resolved = new Map<LoadedFile, Map<string, Resolved>>();
+  private readonly resolved = new Map<LoadedFile, Map<string, { r: Resolved; touched: LoadedFile[] }>>();
+  /** Files read while answering, for whoever is recording what a result depends on (see track()). */
+  private touched: Set<LoadedFile> | undefined;
+  /** How many files this run parsed (the others were an earlier run's parse of the same text). */
+  parsedCount = 0;
   /** Syntax errors: when there are any, other findings are noise from half-parsed files. */
   readonly syntaxErrors: OpgenError[] = [];
 
@@ -41,7 +54,30 @@ export class SourceSet {
     private readonly cwd: string,
     /** Marker and syntax errors found while loading, reported together. */
     readonly errors: OpgenError[],
+    /** Files parsed by earlier runs, by absolute path (watch mode); this run adds to it. */
+    private readonly parsed?: Map<string, ParsedFile>,
   ) {}
+
+  /**
+   * Runs `build` and returns, with its result, every file it loaded or resolved a name through (the
+   * re-exporting files on the way included): what the result depends on. Calls may nest.
+   */
+  track<T>(build: () => T): { value: T; files: Set<LoadedFile> } {
+    const outer = this.touched;
+    const files = new Set<LoadedFile>();
+    this.touched = files;
+    try {
+      return { value: build(), files };
+    } finally {
+      this.touched = outer;
+      if (outer) for (const f of files) outer.add(f);
+    }
+  }
+
+  /** Records `file` as read by the build being tracked. */
+  touch(file: LoadedFile): void {
+    this.touched?.add(file);
+  }
 
   /** Every file read so far (scanned or imported). */
   files(): LoadedFile[] {
@@ -50,9 +86,33 @@ export class SourceSet {
 
   load(abs: string): LoadedFile {
     const existing = this.files_.get(abs);
-    if (existing) return existing;
-    const ts = this.ts;
+    if (existing) {
+      this.touch(existing);
+      return existing;
+    }
     const text = readFileSync(abs, 'utf8');
+    const earlier = this.parsed?.get(abs);
+    if (earlier && earlier.text === text) {
+      this.errors.push(...earlier.errors);
+      this.syntaxErrors.push(...earlier.syntaxErrors);
+      this.files_.set(abs, earlier.file);
+      this.touch(earlier.file);
+      return earlier.file;
+    }
+    const errors: OpgenError[] = [];
+    const syntaxErrors: OpgenError[] = [];
+    const file = this.parse(abs, text, errors, syntaxErrors);
+    this.parsedCount++;
+    this.errors.push(...errors);
+    this.syntaxErrors.push(...syntaxErrors);
+    this.parsed?.set(abs, { text, file, errors, syntaxErrors });
+    this.files_.set(abs, file);
+    this.touch(file);
+    return file;
+  }
+
+  private parse(abs: string, text: string, errors: OpgenError[], syntaxErrors: OpgenError[]): LoadedFile {
+    const ts = this.ts;
     // JSDoc is read from the comment text by the collector; the parser need not build JSDoc nodes. No
     // parent pointers either (a walk over every node): opgen goes down the tree and passes `sf` wherever
     // the compiler would otherwise climb to the source file.
@@ -82,14 +142,12 @@ export class SourceSet {
     const syntax = (sf as unknown as { parseDiagnostics?: TS.DiagnosticWithLocation[] }).parseDiagnostics?.[0];
     if (syntax) {
       const lc = sf.getLineAndCharacterOfPosition(syntax.start);
-      this.syntaxErrors.push(
+      syntaxErrors.push(
         new OpgenError(`syntax error: ${ts.flattenDiagnosticMessageText(syntax.messageText, ' ')}`, { file: display, line: lc.line + 1, column: lc.character + 1 }, 'fix the TypeScript; tsc --noEmit reports the same'),
       );
     }
-    const markers = collectMarkers(ts, sf, display, this.registry, this.errors);
-    const file: LoadedFile = { abs, display, sf, markers, declarations, constants, imports };
-    this.files_.set(abs, file);
-    return file;
+    const markers = collectMarkers(ts, sf, display, this.registry, errors);
+    return { abs, display, sf, markers, declarations, constants, imports };
   }
 
   /** What `name` (as written in `file`, maybe `ns.Name`) refers to. */
@@ -99,12 +157,15 @@ export class SourceSet {
       byName = new Map();
       this.resolved.set(file, byName);
     }
-    let r = byName.get(name);
-    if (!r) {
-      r = this.resolveUncached(file, name, new Set());
-      byName.set(name, r);
+    let answer = byName.get(name);
+    if (!answer) {
+      const { value, files } = this.track(() => this.resolveUncached(file, name, new Set()));
+      answer = { r: value, touched: [...files] };
+      byName.set(name, answer);
+    } else {
+      for (const f of answer.touched) this.touch(f);
     }
-    return r;
+    return answer.r;
   }
 
   private resolveUncached(file: LoadedFile, name: string, seen: Set<string>): Resolved {
