@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, Deployment, EventsV1Event, groupVersion, isNotFound, Pod, type Client, type Condition, type KubeObject } from '@opgen/runtime';
 import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
+import { admissionregistrationv1 } from '@opgen/runtime/kubernetes';
 import { packPackages, unpackCli } from './helpers.js';
 import { TutorialRunner } from './tutorial-runner.js';
 
@@ -135,14 +136,58 @@ describe('docs/tutorial.md on a simulated cluster (packed tarballs)', () => {
     expect(seconds).toBeLessThan(10); // the manager Deployment's terminationGracePeriodSeconds
   }, STEP);
 
-  it('the rest of the document: the installer renders; the blocks not run say why', async () => {
+  it('webhooks: create webhook, the handlers, generate; lint and the webhook tests (envtest) pass', async () => {
+    const run = await tutorial.runUntil('webhook-tests');
+    for (const file of ['memcached-defaulter.test.ts', 'memcached-validator.test.ts']) expect(run?.output).toContain(file);
+    const manifests = readFileSync(join(tutorial.projectDir, 'config/webhook/manifests.yaml'), 'utf8');
+    expect(manifests).toContain('path: /mutate-cache-example-com-v1alpha1-memcached');
+    expect(manifests).toContain('name: vmemcached-v1alpha1.kb.io');
+  }, STEP);
+
+  it('webhooks run locally: the manager points the configurations at itself; a missing size is defaulted, a long name denied with the webhook\'s message', async () => {
+    await tutorial.runUntil('run-webhooks');
+    expect(tutorial.background).toHaveLength(2);
+    // The manager repoints the configurations once it listens; then the API server calls it. A
+    // server-side dry run goes through both webhooks and stores nothing.
+    await eventually(async () => {
+      const probe = await client.create(Memcached, { metadata: { name: 'probe', namespace: 'default' }, spec: {} }, { dryRun: true });
+      expect(probe.spec?.size).toBe(1);
+    }, { timeoutMs: 90_000, intervalMs: 500 }).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n--- operator output:\n${tutorial.background[1]!.output()}`);
+    });
+    const mutating = await client.get(admissionregistrationv1.MutatingWebhookConfiguration, { name: 'mutating-webhook-configuration' });
+    expect(mutating.webhooks?.[0]?.clientConfig).toMatchObject({ url: 'https://127.0.0.1:9443/mutate-cache-example-com-v1alpha1-memcached', caBundle: expect.any(String) });
+    expect(tutorial.background[1]!.output()).toContain('pointed webhooks at this process (local development)');
+
+    const defaulted = await tutorial.runUntil('webhook-default');
+    expect(defaulted?.output).toContain('size=1');
+    expect((await client.get(Memcached, { namespace: 'default', name: 'memcached-defaulted' })).spec?.size).toBe(1);
+
+    // The runner checks the ```text output blocks (the warning, size=1; then the denial) as it goes.
+    const refused = await tutorial.runUntil('webhook-deny');
+    expect(refused?.exitCode).not.toBe(0);
+    expect(refused?.output).toContain('denied the request: metadata.name must be no more than 63 characters, it is 79');
+    const longName = 'memcached-whose-name-is-longer-than-a-label-value-and-is-refused-by-the-webhook';
+    expect(isNotFound(await client.get(Memcached, { namespace: 'default', name: longName }).catch((e: unknown) => e))).toBe(true);
+
+    await tutorial.runUntil('webhook-cleanup');
+    expect(isNotFound(await client.get(Memcached, { namespace: 'default', name: 'memcached-defaulted' }).catch((e: unknown) => e))).toBe(true);
+    const operator = tutorial.background[1]!;
+    operator.process.kill('SIGTERM');
+    expect((await operator.process).exitCode, operator.output()).toBe(0);
+  }, STEP);
+
+  it('the rest of the document: the webhook configurations are removed, the installer renders; the blocks not run say why', async () => {
     await tutorial.runUntil();
+    expect((await client.list(admissionregistrationv1.ValidatingWebhookConfiguration)).items).toEqual([]);
     const installer = readFileSync(join(tutorial.projectDir, 'dist/install.yaml'), 'utf8');
     expect(installer).toContain('name: memcacheds.cache.example.com');
     expect(installer).toContain('name: memcached-operator-controller-manager');
+    expect(installer).toContain('cert-manager.io/inject-ca-from: memcached-operator-system/memcached-operator-serving-cert');
     expect(tutorial.skipped.map((b) => b.attrs.manual)).toEqual([
       'starts a cluster from the opgen repository, not from the operator\'s folder',
       'needs a container engine and a registry',
+      'downloads cert-manager from GitHub',
       'needs the image above and a cluster that can pull it',
     ]);
   }, STEP);
