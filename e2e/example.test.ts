@@ -1,0 +1,33 @@
+// `npm run example` on a machine with neither Go nor built binaries: it cannot start a cluster, so it must
+// fail at once, in one line that says how to get them, before it scaffolds or starts anything. (The demo's
+// runs with binaries, --keep and the plain-envtest fallback take minutes each; they are not in the suite.)
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './helpers.js';
+
+describe('npm run example without Go and without cached binaries', () => {
+  const cache = mkdtempSync(join(tmpdir(), 'opgen-example-empty-cache-'));
+  afterAll(() => rmSync(cache, { recursive: true, force: true }));
+
+  it('fails in one line that says how to get them, and exits 1', async () => {
+    // What e2e/example.sh runs after `npm run build` (the suite has built dist/ already).
+    const tsc = await execa('npx', ['--no-install', 'tsc', '-p', 'e2e/demo/tsconfig.json'], { cwd: repoRoot, reject: false, all: true });
+    expect(tsc.exitCode, tsc.all).toBe(0);
+
+    const withoutGo = (process.env.PATH ?? '').split(':').filter((dir) => dir && !existsSync(join(dir, 'go'))).join(':');
+    const r = await execa(process.execPath, ['e2e/demo/dist/demo/main.js'], {
+      cwd: repoRoot, reject: false, extendEnv: false,
+      // No KUBEBUILDER_ASSETS / OPGEN_CLUSTER_ASSETS, and the scripts' cache (.ci/test-assets.sh) is empty.
+      env: { PATH: withoutGo, HOME: process.env.HOME, OPGEN_ASSETS_CACHE: cache, XDG_CACHE_HOME: cache },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^example: needs kube-apiserver and etcd: install Go >= 1\.26 .*KUBEBUILDER_ASSETS=.*run `npm run example` again$/);
+    // Nothing was built or started: the cache holds at most the build lock.
+    expect(readdirSync(cache).filter((f) => !f.endsWith('.lock'))).toEqual([]);
+  }, 120_000);
+});
