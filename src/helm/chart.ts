@@ -170,8 +170,9 @@ function roleScope(role: KubeObject, naming: Naming): RoleScope {
   const metricsAuth = suffix === 'metrics-auth-role' || suffix === 'metrics-reader';
   const helpers = /-(admin|editor|viewer)-role$/.test(suffix);
   const nonResource = ((role.rules as Obj[] | undefined) ?? []).some((r) => r.nonResourceURLs !== undefined);
-  // The manager's role follows the toggle whatever config/ made of it (a namespaced project renders a Role).
-  const toggle = !metricsAuth && !nonResource && (role.kind === 'ClusterRole' || suffix === 'manager-role');
+  // The manager's and the helper roles follow the toggle whatever config/ made of them (a namespaced
+  // project renders Roles).
+  const toggle = !metricsAuth && !nonResource && (role.kind === 'ClusterRole' || suffix === 'manager-role' || helpers);
   return { toggle, helpers, metricsAuth, gated: helpers || metricsAuth };
 }
 

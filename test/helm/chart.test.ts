@@ -3,7 +3,7 @@
 // with each toggle, every rendered object applied with a server-side dry run on a real API server, and
 // helm refusing values the chart's values.schema.json does not name.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -313,6 +313,36 @@ describe('opgen generate helm on the Memcached operator', () => {
       expect(r.stdout.trim().split('\n').length, t.name).toBe(rendered.get(t.name)!.objects.length);
     });
   }, 180_000);
+
+  it('the project\'s npm scripts helm-deploy, helm-status and helm-uninstall install the chart on the API server, show and remove it', async () => {
+    const scripts = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    expect(Object.keys(scripts)).toEqual(expect.arrayContaining(['helm-deploy', 'helm-uninstall', 'helm-status', 'helm-history', 'helm-rollback']));
+    const home = join(root.dir, '.helm-home');
+    const npmEnv = {
+      KUBECONFIG: env!.kubeconfigPath,
+      PATH: `${dirname(helmBinary())}${delimiter}${process.env.PATH ?? ''}`,
+      HELM_CACHE_HOME: join(home, 'cache'),
+      HELM_CONFIG_HOME: join(home, 'config'),
+      HELM_DATA_HOME: join(home, 'data'),
+      IMG: 'example.com/memcached-operator:v0.1.0',
+      // The test API server runs no pods, so the release would never become ready: don't wait for it.
+      HELM_EXTRA_ARGS: '--wait=false',
+    };
+    const npm = (script: string) => execa('npm', ['run', '--silent', script], { cwd: project, env: npmEnv, reject: false, all: true });
+    const deploy = await npm('helm-deploy');
+    expect(deploy.exitCode, deploy.all).toBe(0);
+    const image = await kubectl('get', 'deployment', '-n', NS, `${RELEASE}-controller-manager`, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
+    expect(image.stdout).toBe('example.com/memcached-operator:v0.1.0');
+    const status = await npm('helm-status');
+    expect(status.exitCode, status.all).toBe(0);
+    expect(status.all).toMatch(/^STATUS: deployed$/m);
+    const uninstall = await npm('helm-uninstall');
+    expect(uninstall.exitCode, uninstall.all).toBe(0);
+    const gone = await kubectl('get', 'deployment', '-n', NS, `${RELEASE}-controller-manager`);
+    expect(gone.stderr).toContain('NotFound');
+    // crd.keep: the CRD outlives the release.
+    expect((await kubectl('get', 'crd', 'memcacheds.cache.example.com')).exitCode).toBe(0);
+  }, 120_000);
 
   it('helm refuses an unknown or mistyped toggle, naming it (values.schema.json)', async () => {
     const typo = await helm(project, 'template', RELEASE, 'dist/chart', '--set', 'metrics.enabeld=false');
