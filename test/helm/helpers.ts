@@ -41,6 +41,22 @@ export function helmBinary(): string {
   return helmPath;
 }
 
+let crdsPath: string | undefined;
+
+/**
+ * The folder of cert-manager's and prometheus-operator's CRDs: OPGEN_THIRD_PARTY_CRDS (set by .ci/run),
+ * else fetched (or found in the cache) by .ci/third-party-crds.sh now.
+ */
+export function thirdPartyCrds(): string {
+  if (crdsPath) return crdsPath;
+  crdsPath = process.env.OPGEN_THIRD_PARTY_CRDS;
+  if (!crdsPath) {
+    const script = fileURLToPath(new URL('../../.ci/third-party-crds.sh', import.meta.url));
+    crdsPath = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  }
+  return crdsPath;
+}
+
 export async function helm(cwd: string, ...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   // HELM_* folders inside the test's temp dir: no state from (or into) the user's helm.
   const home = join(cwd, '.helm-home');

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Fetches the CRDs of cert-manager (Certificate, Issuer) and prometheus-operator (ServiceMonitor) from
+# their Go modules on the module proxy into a cache folder keyed by version, outside the repository, and
+# prints the folder. The chart tests install them on the test API server so the server-side dry run checks
+# the chart's Certificates, Issuer and ServiceMonitor against the real schemas. A warm cache prints at
+# once; concurrent callers wait on a lock.
+set -euo pipefail
+
+CERT_MANAGER="${OPGEN_CERT_MANAGER_VERSION:-v1.21.2}"
+PROMETHEUS_OPERATOR="${OPGEN_PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
+CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
+OUT="$CACHE_ROOT/third-party-crds-cert-manager-$CERT_MANAGER-prometheus-operator-$PROMETHEUS_OPERATOR"
+FILES=(cert-manager.io_certificates.yaml cert-manager.io_issuers.yaml monitoring.coreos.com_servicemonitors.yaml)
+
+complete() { for f in "${FILES[@]}"; do [ -s "$OUT/$f" ] || return 1; done; }
+if complete; then echo "$OUT"; exit 0; fi
+
+command -v go >/dev/null 2>&1 || { echo "third-party-crds: go is not installed; it downloads the modules holding the CRDs" >&2; exit 1; }
+mkdir -p "$CACHE_ROOT"
+if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where downloads are not serialized
+  exec 9>"$OUT.lock"
+  if ! flock -n 9; then
+    echo "third-party-crds: another download into $OUT is running; waiting for it" >&2
+    flock 9
+  fi
+fi
+if complete; then echo "$OUT"; exit 0; fi
+
+echo "third-party-crds: downloading cert-manager $CERT_MANAGER and prometheus-operator $PROMETHEUS_OPERATOR (first run only)" >&2
+# `go mod download` needs no go.mod; -json prints the extracted module's folder.
+dir_of() { GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'; }
+cm="$(dir_of "github.com/cert-manager/cert-manager@$CERT_MANAGER")"
+po="$(dir_of "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR")"
+[ -n "$cm" ] && [ -n "$po" ] || { echo "third-party-crds: go mod download printed no module folder" >&2; exit 1; }
+tmp="$(mktemp -d "$CACHE_ROOT/.third-party-crds-XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+cp "$cm/deploy/crds/cert-manager.io_certificates.yaml" "$cm/deploy/crds/cert-manager.io_issuers.yaml" "$tmp/"
+cp "$po/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" "$tmp/"
+chmod 644 "$tmp"/*.yaml
+rm -rf "$OUT"
+chmod 755 "$tmp"
+mv "$tmp" "$OUT"
+trap - EXIT
+echo "$OUT"
