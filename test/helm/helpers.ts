@@ -58,8 +58,8 @@ export function thirdPartyCrds(): string {
 }
 
 export async function helm(cwd: string, ...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  // HELM_* folders inside the test's temp dir: no state from (or into) the user's helm.
-  const home = join(cwd, '.helm-home');
+  // HELM_* folders beside the project, in the test's temp dir: no state from (or into) the user's helm.
+  const home = join(cwd, '..', '.helm-home');
   const env = { HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
   const r = await execa(helmBinary(), args, { cwd, reject: false, env });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };

@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { snapshot } from '../../src/testdata/files.js';
@@ -49,6 +50,25 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('opgen generate helm on a chart the user edited', () => {
+  it('(a project without webhooks) lints with each toggle, has no webhook values, and helm package leaves .opgen/ out', async () => {
+    const values = parse(read('dist/chart/values.yaml'));
+    expect(values).not.toHaveProperty('webhook');
+    expect(values.certManager).toEqual({ enabled: false });
+    const toggles = [[], ['certManager.enabled=true'], ['rbac.namespaced=true'], ['prometheus.enabled=true'], ['networkPolicy.enabled=true'], ['metrics.enabled=false'], ['metrics.secure=false', 'certManager.enabled=true']];
+    const results = await Promise.all(toggles.map((set) => helm(project, 'lint', '--strict', 'dist/chart', ...set.flatMap((x) => ['--set', x]))));
+    results.forEach((r, i) => expect(r.exitCode, `${toggles[i]!.join(' ')}\n${r.stdout}${r.stderr}`).toBe(0));
+    const certs = await rendered('certManager.enabled=true');
+    expect(certs.filter((o) => o.apiVersion === 'cert-manager.io/v1').map((o) => `${o.kind} ${o.metadata.name}`).sort()).toEqual(['Certificate memcached-operator-metrics-certs', 'Issuer memcached-operator-selfsigned-issuer']);
+    const webhook = await helm(project, 'template', 'dist/chart', '--set', 'webhook.enabled=true');
+    expect(webhook.exitCode).not.toBe(0);
+    expect(webhook.stderr).toContain("additional properties 'webhook' not allowed");
+    const packaged = await helm(project, 'package', 'dist/chart', '--destination', work);
+    expect(packaged.exitCode, packaged.stderr).toBe(0);
+    const listing = String((await execa('tar', ['tzf', join(work, 'memcached-operator-0.1.0.tgz')])).stdout).split('\n');
+    expect(listing).toContain('memcached-operator/values.yaml');
+    expect(listing.filter((f) => f.includes('.opgen'))).toEqual([]);
+  });
+
   it('keeps the user\'s edits to values.yaml, a template and NOTES.txt alongside the generated changes to the same files', async () => {
     // The user's edits.
     edit('dist/chart/values.yaml', /^ {2}replicas: 1$/m, '  replicas: 2');
