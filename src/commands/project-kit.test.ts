@@ -62,13 +62,15 @@ describe('init: the project kit', () => {
     }
   });
 
-  it('ignores tsc output but not dist/install.yaml (checked with git)', async () => {
+  it('ignores tsc output but not dist/install.yaml or the Helm chart (checked with git)', async () => {
     expect((await init()).code).toBe(0);
     execFileSync('git', ['init', '-q'], { cwd: dir });
     const ignored = (path: string) => spawnSync('git', ['check-ignore', '-q', path], { cwd: dir }).status === 0;
     expect(ignored('dist/main.js')).toBe(true);
     expect(ignored('node_modules/x/index.js')).toBe(true);
     expect(ignored('dist/install.yaml')).toBe(false);
+    expect(ignored('dist/chart/values.yaml')).toBe(false);
+    expect(ignored('dist/chart/.opgen/values.yaml')).toBe(false);
   });
 
   it('has the scripts a kubebuilder user looks for, with start running the compiled manager after manifests and build', async () => {
