@@ -8,6 +8,7 @@ import type { ApiFolder, GeneratedCrd } from '../crd/index.js';
 import type { CrdOptions } from '../crd/crd-options.js';
 import type { JSONSchemaProps } from '../crd/json-schema.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile, type ParsedFile } from '../markers/index.js';
+import { managerNamespace, parseProject } from '../project/index.js';
 import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
@@ -170,6 +171,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     } else if (target === 'rbac') {
       const { generateRoles } = await import('../rbac/index.js');
       const roles = generateRoles(packageMarkers, ROLE_NAME);
+      if (inProject) warnUnboundClusterRules(o.cwd, packageMarkers, out);
       if (roles.length > 0) outputs.push({ abs: join(outDir, 'role.yaml'), content: await toYaml(roles) });
     } else {
       const { generateWebhooks } = await import('../webhook/index.js');
@@ -229,6 +231,25 @@ const LAST_APPLIED_LIMIT = 262_144;
 function warnIfTooLargeForClientSideApply(file: string, bytes: number, out: (line: string) => void): void {
   if (bytes <= LAST_APPLIED_LIMIT) return;
   out(`warning: ${file}: the CRD is ${bytes} bytes, over the ${LAST_APPLIED_LIMIT}-byte annotation kubectl apply writes (client-side apply will fail; use kubectl apply --server-side, or shorten descriptions with crd:maxDescLen)`);
+}
+
+/**
+ * In a namespace-scoped project config/rbac binds only the Role: a marker without namespace= would give a
+ * ClusterRole nobody binds, and the operator would miss that permission at run time.
+ */
+function warnUnboundClusterRules(cwd: string, markers: CollectedMarker[], out: (line: string) => void): void {
+  let project;
+  try {
+    project = parseProject(readFileSync(join(cwd, 'PROJECT'), 'utf8'));
+  } catch {
+    return; // a broken PROJECT is reported by the commands that need it
+  }
+  if (!project.namespaced) return;
+  for (const m of markers) {
+    if (m.definition.name !== 'kubebuilder:rbac' || (m.value as { namespace?: string }).namespace) continue;
+    const at = [m.where.file, m.where.line, m.where.column].filter((p) => p !== undefined).join(':');
+    out(`warning: ${at}: +kubebuilder:rbac without namespace= makes a ClusterRole, which a namespace-scoped project (PROJECT namespaced: true) does not bind (add ,namespace=${managerNamespace(project)}, or bind it yourself)`);
+  }
 }
 
 /** YAML files in the CRD folder that opgen wrote (they carry its annotation) and no longer produces. */

@@ -74,7 +74,8 @@ describe('opgen init --namespaced', () => {
     expect(markers).toHaveLength(4);
     for (const m of markers) expect(m).toMatch(/,namespace=tenant-operator-system$/);
 
-    await ok('generate');
+    const generated = await ok('generate');
+    expect(generated.stdout).not.toContain('warning');
     const role = read('config/rbac/role.yaml');
     expect(role).toMatch(/^kind: Role$/m);
     expect(role).not.toMatch(/ClusterRole/);
@@ -101,6 +102,18 @@ describe('opgen init --namespaced', () => {
     expect(binding?.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant-operator-manager-role' });
     expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'tenant-operator-controller-manager', namespace: ns }]);
     expect(manager(objects)?.env).toEqual([WATCH_NAMESPACE_ENV]);
+  });
+
+  it('opgen generate warns about a marker without namespace=: its ClusterRole would be bound by nothing', async () => {
+    await ok('init', '--domain', 'example.com', '--namespaced', '--skip-install');
+    await ok('create', 'api', '--group', 'tenancy', '--version', 'v1alpha1', '--kind', 'Tenant');
+    const file = 'src/controller/tenant-controller.ts';
+    const line = read(file).split('\n').length;
+    appendFileSync(join(dir, file), '// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get\n');
+    const r = await ok('generate');
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('warning'))).toEqual([
+      `warning: ${file}:${line}:4: +kubebuilder:rbac without namespace= makes a ClusterRole, which a namespace-scoped project (PROJECT namespaced: true) does not bind (add ,namespace=tenant-operator-system, or bind it yourself)`,
+    ]);
   });
 
   it('refuses a cluster-scoped kind or a cluster-scoped built-in kind later, writing nothing', async () => {
