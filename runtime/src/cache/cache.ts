@@ -7,6 +7,7 @@ import type { GetOptions, ListOptions, ObjectKey, Reader } from '../client/clien
 import { Transport } from '../transport/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
+import { cloneObject } from './clone.js';
 import { Informer, type InformerOptions } from './informer.js';
 import type { IndexFunc } from './store.js';
 
@@ -111,7 +112,7 @@ export class Cache implements Reader {
       throw new ApiError(404, { reason: 'NotFound', code: 404, message: `${kind.plural}.${kind.group || 'core'} "${name}" not found`, details: { name: key.name, group: kind.group, kind: kind.plural } });
     }
     // Callers may edit what they get; the cached copy must stay as the server sent it.
-    return structuredClone(obj);
+    return cloneObject(obj);
   }
 
   async list<T extends KubeObject>(kind: ResourceKind<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
@@ -134,7 +135,7 @@ export class Cache implements Reader {
     const items = informer.store
       .list({ namespace, labelSelector: opts.labelSelector, fields })
       .filter((o) => byName === undefined || o.metadata?.name === byName)
-      .map((o) => structuredClone(o));
+      .map((o) => cloneObject(o));
     items.sort((a, b) => compareKeys(a, b));
     return { apiVersion: kind.apiVersion, kind: `${kind.kind}List`, metadata: {}, items };
   }

@@ -66,6 +66,8 @@ const minCredentialTtlMs = 1_000;
 
 export class Transport {
   private prepared?: Promise<Prepared>;
+  /** What `prepared` resolved to, so most requests skip a promise hop (stale once `prepared` changes). */
+  private ready?: { from: Promise<Prepared>; value: Prepared };
   private readonly agents = new AgentPool();
   private readonly timeoutMs: number;
   private readonly stop?: AbortSignal;
@@ -80,10 +82,10 @@ export class Transport {
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
-    const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
-    const signal = anySignal([opts.signal, this.stop, deadline]);
+    const scope = new RequestScope([opts.signal, this.stop], timeoutMs);
+    const signal = scope.signal;
     try {
-      signal?.throwIfAborted();
+      signal.throwIfAborted();
       let { code, text } = await this.exchange(method, path, opts, signal);
       if (code === 401 && this.rejected()) {
         // A credential that expired early or was revoked: retry once with a fresh one (client-go's
@@ -94,8 +96,10 @@ export class Transport {
       if (code < 200 || code > 299) throw toApiError(code, text, opts.context);
       return (text === '' ? undefined : JSON.parse(text)) as T;
     } catch (err) {
-      if (signal?.aborted) throw abortedError(signal, deadline, timeoutMs, opts.context ?? `${method} ${path}`, err);
+      if (signal.aborted) throw abortedError(signal, scope.timedOut, timeoutMs, opts.context ?? `${method} ${path}`, err);
       throw err;
+    } finally {
+      scope.end();
     }
   }
 
@@ -147,7 +151,8 @@ export class Transport {
   }
 
   private async send(method: string, path: string, opts: RequestOptions): Promise<http.IncomingMessage> {
-    const p = await this.prepare();
+    const prepared = this.prepare();
+    const p = prepared instanceof Promise ? await prepared : prepared;
     const url = new URL(p.base.pathname.replace(/\/$/, '') + path, p.base);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: http.OutgoingHttpHeaders = { 'User-Agent': userAgent, ...p.headers, Accept: 'application/json' };
@@ -176,7 +181,10 @@ export class Transport {
     }
   }
 
-  private prepare(): Promise<Prepared> {
+  private prepare(): Prepared | Promise<Prepared> {
+    // The common case without a promise hop: credentials read less than credentialTtlMs ago.
+    const ready = this.ready;
+    if (ready && this.prepared === ready.from && Date.now() < ready.value.expires) return ready.value;
     const current = this.prepared;
     if (current) {
       return current.then((p) => {
@@ -187,9 +195,14 @@ export class Transport {
     }
     const next = this.load();
     this.prepared = next;
-    next.catch(() => {
-      if (this.prepared === next) this.prepared = undefined;
-    });
+    next.then(
+      (value) => {
+        if (this.prepared === next) this.ready = { from: next, value };
+      },
+      () => {
+        if (this.prepared === next) this.prepared = undefined;
+      },
+    );
     return next;
   }
 
@@ -216,11 +229,62 @@ export class Transport {
   }
 }
 
-async function readBody(res: http.IncomingMessage): Promise<string> {
-  res.setEncoding('utf8');
-  let text = '';
-  for await (const chunk of res) text += chunk as string;
-  return text;
+/**
+ * The whole answer as a string: its chunks kept as they come and decoded once (cheaper than a string
+ * decoder and an async iterator per answer). Rejects if the connection closes before the end.
+ */
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    res.once('error', reject);
+    res.once('close', () => {
+      if (!res.complete) reject(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }));
+    });
+  });
+}
+
+/**
+ * The cancellation of one request: it aborts when the caller's signal or the transport's stop does,
+ * or when the deadline passes. One AbortController and one timer, both released as soon as the
+ * request ends: AbortSignal.timeout() would keep its timer and the request's signals alive for the
+ * whole deadline (60 s) after the answer, thousands of them under load, and AbortSignal.any() ties
+ * every request to the long-lived stop signal.
+ */
+class RequestScope {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  /** The deadline passed (rather than a signal aborting). */
+  timedOut = false;
+  private timer?: NodeJS.Timeout;
+  private readonly sources: AbortSignal[] = [];
+  private readonly onAbort = (event: Event) => this.controller.abort((event.target as AbortSignal).reason);
+
+  constructor(signals: (AbortSignal | undefined)[], timeoutMs: number) {
+    for (const s of signals) {
+      if (s?.aborted) {
+        this.controller.abort(s.reason);
+        return;
+      }
+    }
+    for (const s of signals) {
+      if (!s) continue;
+      s.addEventListener('abort', this.onAbort, { once: true });
+      this.sources.push(s);
+    }
+    if (timeoutMs > 0) {
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+      }, timeoutMs);
+    }
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    for (const s of this.sources) s.removeEventListener('abort', this.onAbort);
+  }
 }
 
 /** One signal that aborts when any of `signals` does (undefined when there are none). */
@@ -233,8 +297,7 @@ function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefine
  * The error for a request cut short: a TimeoutError when its deadline passed, else an AbortError
  * (the caller's signal or the transport's stop), with the signal's reason as its cause.
  */
-function abortedError(signal: AbortSignal, deadline: AbortSignal | undefined, timeoutMs: number, context: string, err: unknown): Error {
-  const timedOut = deadline?.aborted === true && signal.reason === deadline.reason;
+function abortedError(signal: AbortSignal, timedOut: boolean, timeoutMs: number, context: string, err: unknown): Error {
   const reason: unknown = signal.reason;
   const why = timedOut
     ? `no answer within ${timeoutMs} ms (the request timeout)`
