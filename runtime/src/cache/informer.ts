@@ -61,7 +61,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   private readonly memory = new MemoryStore<T>();
   /** The cached objects, read-only. */
   readonly store: Store<T> = this.memory;
-  private readonly handlers: EventHandlers<T>[] = [];
+  /** Replaced, never edited in place, so a dispatch in progress is not disturbed by a removal. */
+  private handlers: EventHandlers<T>[] = [];
   private readonly reflectors: Reflector<T>[];
   private syncWaiters: (() => void)[] = [];
   private started = false;
@@ -88,8 +89,13 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** Adds handlers; objects already in the store are replayed to onAdd, as client-go does. */
   addEventHandler(h: EventHandlers<T>): void {
-    this.handlers.push(h);
+    this.handlers = [...this.handlers, h];
     if (h.onAdd) for (const obj of this.store.list()) safely(this.opts.log, () => h.onAdd!(obj));
+  }
+
+  /** Removes handlers added with addEventHandler (a controller that stops detaches its sources). */
+  removeEventHandler(h: EventHandlers<T>): void {
+    this.handlers = this.handlers.filter((x) => x !== h);
   }
 
   hasSynced(): boolean {

@@ -79,15 +79,21 @@ export class Controller {
     this.log.info('starting controller', { workerCount: this.workers });
     // Objects already cached are replayed to onAdd, so nothing listed before now is missed.
     for (const s of this.opts.sources) s.informer.addEventHandler(s.handlers);
-    const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
-    const syncAbort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-    const synced = await Promise.all(this.opts.sources.map((s) => s.informer.waitForSync(syncAbort)));
-    if (signal.aborted) return;
-    if (!synced.every(Boolean)) throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync`);
-    const workers = Array.from({ length: this.workers }, () => this.work());
-    await Promise.all(workers);
-    signal.removeEventListener('abort', onAbort);
-    this.log.info('all workers finished');
+    try {
+      const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
+      const syncAbort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+      const synced = await Promise.all(this.opts.sources.map((s) => s.informer.waitForSync(syncAbort)));
+      if (signal.aborted) return;
+      if (!synced.every(Boolean)) throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync`);
+      const workers = Array.from({ length: this.workers }, () => this.work());
+      await Promise.all(workers);
+      this.log.info('all workers finished');
+    } finally {
+      // The informers are shared and outlive this controller: a stopped controller must not keep
+      // mapping their events into a queue nobody reads (nor keep itself reachable from them).
+      for (const s of this.opts.sources) s.informer.removeEventHandler(s.handlers);
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   private async work(): Promise<void> {
