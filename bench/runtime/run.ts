@@ -37,6 +37,8 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
+    // Extra node flags for the @opgen/runtime operator, e.g. --node-flags='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+    'node-flags': { type: 'string', default: '' },
   },
 });
 const count = Number(values.count);
@@ -347,7 +349,7 @@ async function benchmark(workDir: string): Promise<void> {
     [
       { label: `controller-runtime ${peerVersion} (Go)`, key: 'go', command: goBinary, args: [] },
       { label: `  + TransformStripManagedFields`, key: 'go-strip', command: goBinary, args: ['--strip-managed-fields'] },
-      { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: [operatorJs] },
+      { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: [...values['node-flags'].split(' ').filter(Boolean), operatorJs] },
     ] as Operator[]
   ).filter((o) => values.only === undefined || o.key.startsWith(values.only));
   try {
