@@ -67,6 +67,15 @@ const toggles: Toggle[] = [
     },
   },
   {
+    name: 'rbac.namespaced with WATCH_NAMESPACE in manager.env',
+    set: ['rbac.namespaced=true', 'manager.env[0].name=WATCH_NAMESPACE', 'manager.env[0].value=team-a\\,team-b'],
+    check(objects) {
+      // The value from manager.env wins; the chart adds no second WATCH_NAMESPACE (a duplicate env name is
+      // refused by server-side apply).
+      expect(manager(objects).env).toEqual([{ name: 'WATCH_NAMESPACE', value: 'team-a,team-b' }]);
+    },
+  },
+  {
     name: 'rbac.helpers.enabled',
     set: ['rbac.helpers.enabled=true'],
     check(objects) {
