@@ -206,5 +206,47 @@ describe('opgen generate helm on a chart the user edited', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('charts/theirs: error: charts/theirs exists and is not a chart opgen generated (it has no charts/theirs/.opgen/) (pass --output-dir with another folder, or move charts/theirs away)\n');
     expect(snapshot(project)).toEqual(before);
+    const outside = await opgen(project, 'generate', 'helm', '--output-dir', '../elsewhere');
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toBe("--output-dir: error: '../elsewhere' is not a folder inside the project (pass a folder such as dist/chart)\n");
+    expect(snapshot(project)).toEqual(before);
+  });
+});
+
+describe('opgen generate helm on a namespace-scoped project (opgen init --namespaced)', () => {
+  it('defaults rbac.namespaced to true, and rbac.namespaced=false turns its Roles into ClusterRoles', async () => {
+    const dir = join(work, 'tenant-operator');
+    mkdirSync(dir);
+    await opgenOk(dir, 'init', '--domain', 'example.com', '--namespaced', '--skip-install');
+    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
+    await opgenOk(dir, 'generate');
+    await opgenOk(dir, 'generate', 'helm');
+    const values = parse(readFileSync(join(dir, 'dist/chart/values.yaml'), 'utf8'));
+    expect(values.rbac.namespaced).toBe(true);
+    // The chart sets WATCH_NAMESPACE itself (from rbac.namespaced), so config's copy stays out of manager.env.
+    expect(values.manager.env).toEqual([]);
+    const template = async (...set: string[]): Promise<Obj[]> => {
+      const r = await helm(dir, 'template', 'tenant-operator', 'dist/chart', '--namespace', 'tenants', '--set', 'rbac.helpers.enabled=true', ...set.flatMap((x) => ['--set', x]));
+      expect(r.exitCode, r.stderr).toBe(0);
+      return parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj).filter((o) => o !== null);
+    };
+    const scope = (objects: Obj[]): string[] => objects.filter((o) => /Role/.test(o.kind)).map((o) => `${o.kind} ${o.metadata.namespace ?? '-'} ${o.metadata.name}`).sort();
+    const namespaced = await template();
+    expect(scope(namespaced)).toEqual([
+      'ClusterRole - tenant-operator-metrics-auth-role',
+      'ClusterRole - tenant-operator-metrics-reader',
+      'ClusterRoleBinding - tenant-operator-metrics-auth-rolebinding',
+      'Role tenants tenant-operator-leader-election-role',
+      'Role tenants tenant-operator-manager-role',
+      'Role tenants tenant-operator-memcached-admin-role',
+      'Role tenants tenant-operator-memcached-editor-role',
+      'Role tenants tenant-operator-memcached-viewer-role',
+      'RoleBinding tenants tenant-operator-leader-election-rolebinding',
+      'RoleBinding tenants tenant-operator-manager-rolebinding',
+    ]);
+    expect(namespaced.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].env).toEqual([{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]);
+    const clusterWide = await template('rbac.namespaced=false');
+    expect(scope(clusterWide)).toEqual(expect.arrayContaining(['ClusterRole - tenant-operator-manager-role', 'ClusterRoleBinding - tenant-operator-manager-rolebinding', 'ClusterRole - tenant-operator-memcached-admin-role', 'Role tenants tenant-operator-leader-election-role']));
+    expect(clusterWide.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].env).toBeUndefined();
   });
 });
