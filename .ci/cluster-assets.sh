@@ -45,9 +45,10 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$OUT"
 start=$(date +%s)
 
-# kube-controller-manager and kube-scheduler: the same throw-away module as test-assets.sh's
-# kube-apiserver (k8s.io/kubernetes requires its staging modules at v0.0.0; pin each to v0.<minor>.<patch>).
-if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ]; then
+# One throw-away module for all three, shaped like test-assets.sh's kube-apiserver module (k8s.io/kubernetes
+# requires its staging modules at v0.0.0; pin each to v0.<minor>.<patch>), so the three share the packages
+# kube-apiserver already compiled.
+if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ] || [ ! -x "$OUT/kwok" ]; then
   mkdir -p "$work/k8s"
   cd "$work/k8s"
   gomod="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
@@ -66,6 +67,31 @@ if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ]; th
   } >go.mod
   printf 'package main\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubernetes/cmd/kube-scheduler/app"\n)\n' >tools.go
   go mod tidy >&2 || true
+  go get "k8s.io/kubernetes/cmd/kube-scheduler@v$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-controller-manager@v$K8S_VERSION" >&2
+
+  # kwok joins the same module, compiled against the Kubernetes release it simulates nodes for. Built on
+  # its own (`go install sigs.k8s.io/kwok/cmd/kwok@v…`) its go.mod raises golang.org/x, grpc and otel a few
+  # patch levels, and Go's build cache keys every package by its module's required version, so a cold
+  # build compiled a second Kubernetes client stack (41 of ~100 minutes on a loaded 2-core machine).
+  # A replace directive is not enough (the cache key keeps the raised version), so kwok's source is
+  # copied from the module cache and its go.mod given Kubernetes' versions of every module they share.
+  go list -m -f '{{if not .Replace}}{{.Path}} {{.Version}}{{end}}' all | sort >"$work/k8s-modules.txt"
+  kwokdir="$(go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [ -n "$kwokdir" ] || { log "could not download sigs.k8s.io/kwok@v$KWOK_VERSION"; exit 1; }
+  cp -R "$kwokdir" "$work/kwok" && chmod -R u+w "$work/kwok" && rm -f "$work/kwok/go.sum"
+  same=""
+  while read -r mod ver; do
+    if grep -q "^[[:space:]]*$mod v" "$work/kwok/go.mod"; then same="$same -require=$mod@$ver"; fi
+  done <"$work/k8s-modules.txt"
+  # shellcheck disable=SC2086 # one -require flag per shared module
+  [ -z "$same" ] || (cd "$work/kwok" && go mod edit $same)
+  go mod edit -require="sigs.k8s.io/kwok@v$KWOK_VERSION" -replace="sigs.k8s.io/kwok=$work/kwok"
+  printf 'package main\n\nimport _ "sigs.k8s.io/kwok/pkg/kwok/cmd"\n' >kwok.go
+  go mod tidy >&2
+  go list -m -f '{{if not .Replace}}{{.Path}} {{.Version}}{{end}}' all | sort >"$work/with-kwok.txt"
+  raised="$(join "$work/k8s-modules.txt" "$work/with-kwok.txt" | awk '$2 != $3 { print $1 }' | tr '\n' ' ')"
+  [ -z "$raised" ] || log "kwok still raises $raised; those packages compile twice"
+
   ldf=""
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldf="$ldf -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $pkg.gitTreeState=clean"
@@ -73,18 +99,15 @@ if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ]; th
   for cmd in kube-scheduler kube-controller-manager; do
     if [ ! -x "$OUT/$cmd" ]; then
       log "building $cmd v$K8S_VERSION (first run only)"
-      go get "k8s.io/kubernetes/cmd/$cmd@v$K8S_VERSION" >&2
       go build -trimpath -ldflags "$ldf" -o "$OUT/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd" >&2
       mv "$OUT/$cmd.tmp" "$OUT/$cmd"
     fi
   done
-fi
-
-# kwok: its module has no replace directives, so `go install` from the proxy works as is.
-if [ ! -x "$OUT/kwok" ]; then
-  log "building kwok v$KWOK_VERSION (first run only)"
-  GOBIN="$work/bin" go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION" >&2
-  mv "$work/bin/kwok" "$OUT/kwok"
+  if [ ! -x "$OUT/kwok" ]; then
+    log "building kwok v$KWOK_VERSION (first run only)"
+    go build -trimpath -o "$OUT/kwok.tmp" sigs.k8s.io/kwok/cmd/kwok >&2
+    mv "$OUT/kwok.tmp" "$OUT/kwok"
+  fi
 fi
 
 # kwok's stages (what a simulated kubelet does to nodes and pods) are data in its module; take the ones
