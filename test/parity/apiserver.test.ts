@@ -3,6 +3,7 @@
 // manifests are checked the same way. Controller-gen's output for the deliberate-difference fixtures is
 // dry-run too, to show the API server indeed rejects what opgen refuses.
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
@@ -141,6 +142,8 @@ const rejected: { fixture: string; reason: RegExp }[] = [
   { fixture: 'divergent/scale-path', reason: /specReplicasPath: Invalid value: "\.replicas": should be a json path under \.spec/ },
   { fixture: 'divergent/cel-rule', reason: /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed: .*found no matching overload for '_>_' applied to '\(int, string\)'/ },
   { fixture: 'divergent/invalid-default', reason: /properties\[level\]\.default: Invalid value: "string"/ },
+  { fixture: 'divergent/embedded-map', reason: /properties\[payload\]\.additionalProperties: Forbidden/ },
+  { fixture: 'divergent/field-path', reason: /x-kubernetes-validations\[0\]\.fieldPath: Invalid value: "\.maximum"/ },
 ];
 
 describe.each(rejected)('controller-gen output for $fixture', ({ fixture, reason }) => {
@@ -153,3 +156,28 @@ describe.each(rejected)('controller-gen output for $fixture', ({ fixture, reason
     expect(r.out).toMatch(reason);
   });
 });
+
+describe('a +listType=set of nullable items (divergent/nullable-set-items: controller-gen has no way to write it)', () => {
+  it('is rejected by the API server: controller-gen\'s CRD for the nearest Go twin, with the items made nullable', async () => {
+    const cg = await runControllerGen('divergent/nullable-set-items', ['crd']);
+    expect(cg.code, cg.stderr).toBe(0);
+    const [file] = filesIn(join(cg.dir, 'crd'));
+    const [crd] = readManifests(join(cg.dir, 'crd', file!)) as { spec: { versions: { schema: { openAPIV3Schema: NullableItems } }[] } }[];
+    const tags = crd!.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!.properties!.tags!;
+    const accepted = await kubectl(['apply', '--server-side', '--dry-run=server', '--field-manager=opgen-parity', '-f', join(cg.dir, 'crd', file!)]);
+    expect(accepted.code, accepted.out).toBe(0); // as controller-gen writes it
+    tags.items!.nullable = true; // what `(string | null)[]` means
+    const edited = join(cg.dir, 'crd', 'nullable-items.yaml');
+    writeFileSync(edited, JSON.stringify(crd));
+    const r = await kubectl(['apply', '--server-side', '--dry-run=server', '--field-manager=opgen-parity', '-f', edited]);
+    expect(r.code, r.out).not.toBe(0);
+    expect(r.out).toMatch(/properties\[tags\]\.items\.nullable: Forbidden/);
+  });
+});
+
+interface NullableItems {
+  nullable?: boolean;
+  items?: NullableItems;
+  properties?: Record<string, NullableItems>;
+}
+
