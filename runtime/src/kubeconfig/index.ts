@@ -8,3 +8,5 @@ export { KubeConfigError } from './internal/errors.js';
 export { defaultServiceAccountDir } from './internal/load.js';
 // For the transport: when an exec credential expires, and how to drop one the server rejected.
 export { credentialExpiresAt, credentialRejected, type ExpiringOptions, type RejectableCredentials } from './internal/exec-credential.js';
+// For the transport too: which proxies it can use (the loader checks a cluster's proxy-url with it).
+export { unsupportedProxy } from './internal/proxy-support.js';

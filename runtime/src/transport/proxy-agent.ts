@@ -8,22 +8,6 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 
-/**
- * Why `proxyUrl` cannot be used for `server` (to follow "sets "), or undefined when it can. `label`
- * names where the proxy came from (an environment variable: see proxy-env.ts).
- */
-export function unsupportedProxy(proxyUrl: string, server: string, label = `proxy-url ${proxyUrl}`): string | undefined {
-  let proxy: URL;
-  try {
-    proxy = new URL(proxyUrl);
-  } catch {
-    return `${label}, which is not a URL (write it as http://host:port)`;
-  }
-  if (proxy.protocol !== 'http:') return `${label}, a ${proxy.protocol.replace(/:$/, '')} proxy, where only http:// proxies (HTTP CONNECT) are supported`;
-  if (!server.startsWith('https:')) return `${label} for the plain-HTTP server ${server}, where only https:// servers can be reached through a proxy`;
-  return undefined;
-}
-
 /** An https.Agent whose connections are CONNECT tunnels through `proxyUrl`. */
 export class ConnectProxyAgent extends https.Agent {
   private readonly proxy: URL;

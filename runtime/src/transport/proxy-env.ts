@@ -13,10 +13,10 @@
 //     matches itself and its subdomains, ".domain" and "*.domain" only subdomains, optionally with
 //     :port; IP entries match only IP hosts and domain entries only names. A server without a port
 //     counts as port 443 (https) or 80 (http).
-// Which proxies the runtime can actually use is proxy-agent.ts's unsupportedProxy().
+// Which proxies the runtime can actually use is the kubeconfig's unsupportedProxy() (kubeconfig/internal/proxy-support.ts).
 import net from 'node:net';
 import { domainToASCII } from 'node:url';
-import { unsupportedProxy } from './proxy-agent.js';
+import { unsupportedProxy } from '../kubeconfig/index.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -37,7 +37,7 @@ import { accessSync, existsSync, readFileSync } from 'node:fs';
 import type * as https from 'node:https';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { unsupportedProxy } from '../../transport/index.js';
+import { unsupportedProxy } from './proxy-support.js';
 import { KubeConfigError, displayPath } from './errors.js';
 import { ExecCredentialPlugin, credentialExpiresAt, credentialRejected, execApiVersions, type ExecApiVersion, type ExpiringOptions, type InteractiveMode } from './exec-credential.js';
 import { readKubeConfigFiles, type MergedConfig, type Named, type RawCluster, type RawUser } from './files.js';
