@@ -12,7 +12,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createClient, groupVersion, isNotFound, type Client, type KubeObject } from '@opgen/runtime';
-import { coordinationv1, corev1 } from '@opgen/runtime/kubernetes';
+import { coordinationv1, corev1, rbacv1 } from '@opgen/runtime/kubernetes';
 import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { run } from '../src/cli/main.js';
 import { renderKustomize } from '../src/kustomize/render.js';
@@ -193,6 +193,28 @@ describe('a namespace-scoped operator on a real API server, as its service accou
       // The Memcached in the other namespace was never seen.
       expect(manager.log().filter((l) => l.namespace === OTHER)).toEqual([]);
       await expect(admin.get(corev1.ConfigMap, { namespace: OTHER, name: 'outsider-config' })).rejects.toSatisfy(isNotFound);
+
+      // A Role bound there ends the refusal; refused again after it is removed, the log says so again
+      // (once per episode, not once per process).
+      let bump = 0;
+      const touch = async () => {
+        const m = await admin.get(Memcached, { namespace: NS, name: 'reach-out' });
+        await admin.update(Memcached, { ...m, metadata: { ...m.metadata, labels: { bump: String(++bump) } } });
+      };
+      const grant = { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'reach-out-grant', namespace: OTHER } };
+      await admin.create(rbacv1.Role, { ...grant, kind: 'Role', rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'create'] }] });
+      await admin.create(rbacv1.RoleBinding, { ...grant, kind: 'RoleBinding', roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reach-out-grant' }, subjects: [{ kind: 'ServiceAccount', name: `${PROJECT}-controller-manager`, namespace: NS }] });
+      await waitFor(async () => {
+        await touch();
+        return (await admin.get(corev1.ConfigMap, { namespace: OTHER, name: 'reach-out-config' }).catch(() => undefined)) !== undefined;
+      }, manager.text);
+      await admin.delete(rbacv1.RoleBinding, { namespace: OTHER, name: 'reach-out-grant' });
+      await waitFor(async () => {
+        await touch();
+        return denials().filter((l) => l.level === 'error').length === 2;
+      }, manager.text);
+      await admin.delete(rbacv1.Role, { namespace: OTHER, name: 'reach-out-grant' });
+      await admin.delete(corev1.ConfigMap, { namespace: OTHER, name: 'reach-out-config' });
     } finally {
       manager.proc.kill('SIGTERM');
     }
@@ -207,6 +229,7 @@ describe('a namespace-scoped operator on a real API server, as its service accou
     expect(reads.filter((e) => e.objectRef?.namespace !== NS)).toEqual([]);
     expect(events.filter((e) => e.objectRef?.resource === 'leases').map((e) => e.objectRef?.namespace)).toEqual(expect.arrayContaining([NS]));
     expect(events.filter((e) => e.objectRef?.resource === 'leases' && e.objectRef.namespace !== NS)).toEqual([]);
+    expect(manager.log().filter((l) => l.level === 'error').map((l) => l.msg)).toEqual(Array(2).fill('Reconciler error: access denied (reported once; retried with backoff)'));
     const refused = events.filter((e) => e.responseStatus?.code === 403);
     expect(refused.length).toBeGreaterThanOrEqual(4);
     expect(refused.filter((e) => !(e.objectRef?.resource === 'configmaps' && e.objectRef.namespace === OTHER))).toEqual([]);

@@ -35,7 +35,7 @@ export interface ControllerOptions {
   watchedNamespaces?: readonly string[];
 }
 
-/** Distinct access-denied messages remembered per controller (each is logged at error level once). */
+/** Distinct access-denied messages remembered per controller (each is logged at error level once while it lasts). */
 const MAX_DENIALS_REMEMBERED = 1000;
 
 export class Controller {
@@ -49,8 +49,13 @@ export class Controller {
   private readonly metrics?: RuntimeMetrics;
   private readonly hardStop: AbortSignal;
   private started = false;
-  /** Access-denied errors already logged: a retry that is refused the same way again goes to debug. */
-  private readonly denials = new Set<string>();
+  /**
+   * Access-denied errors already logged (message → how many keys fail with it), and the message each
+   * failing key got: a retry refused the same way goes to debug; once the key reconciles again (a Role
+   * was bound), a later refusal is news and logged again.
+   */
+  private readonly denials = new Map<string, number>();
+  private readonly deniedKeys = new Map<string, string>();
 
   constructor(private readonly opts: ControllerOptions) {
     this.name = opts.name;
@@ -120,6 +125,7 @@ export class Controller {
       this.observe(started);
       this.metrics?.reconcileError(this.name);
       this.metrics?.reconcileTotal(this.name, 'error');
+      if (!isAccessDenied(err)) this.endDenial(key);
       if (isTerminal(err)) {
         this.queue.forget(key);
         log.error('Reconciler error (terminal, not retried)', err);
@@ -128,11 +134,10 @@ export class Controller {
         // refusal would hide it. Later identical refusals are logged at debug level.
         this.queue.addRateLimited(key);
         const message = (err as Error).message;
-        if (this.denials.has(message)) {
-          log.debug('Reconciler error: access denied again', { error: message, retries: this.queue.numRequeues(key) });
-        } else {
-          if (this.denials.size < MAX_DENIALS_REMEMBERED) this.denials.add(message);
+        if (this.startDenial(key, message)) {
           log.error('Reconciler error: access denied (reported once; retried with backoff)', err, { hint: this.deniedHint() });
+        } else {
+          log.debug('Reconciler error: access denied again', { error: message, retries: this.queue.numRequeues(key) });
         }
       } else {
         this.queue.addRateLimited(key);
@@ -141,6 +146,7 @@ export class Controller {
       return;
     }
     this.observe(started);
+    this.endDenial(key);
     if (result && result.requeueAfter !== undefined && result.requeueAfter > 0) {
       this.queue.forget(key);
       this.queue.addAfter(key, result.requeueAfter);
@@ -152,6 +158,27 @@ export class Controller {
       this.queue.forget(key);
       this.metrics?.reconcileTotal(this.name, 'success');
     }
+  }
+
+  /** Records that `key` was refused with `message`; true when nobody was refused that way before (log it). */
+  private startDenial(key: string, message: string): boolean {
+    if (this.deniedKeys.get(key) === message) return false;
+    this.endDenial(key);
+    const count = this.denials.get(message);
+    // Past the bound every refusal is logged: better noisy than silent.
+    if (count === undefined && this.denials.size >= MAX_DENIALS_REMEMBERED) return true;
+    this.denials.set(message, (count ?? 0) + 1);
+    this.deniedKeys.set(key, message);
+    return count === undefined;
+  }
+
+  private endDenial(key: string): void {
+    const message = this.deniedKeys.get(key);
+    if (message === undefined) return;
+    this.deniedKeys.delete(key);
+    const left = (this.denials.get(message) ?? 1) - 1;
+    if (left > 0) this.denials.set(message, left);
+    else this.denials.delete(message);
   }
 
   private deniedHint(): string {
