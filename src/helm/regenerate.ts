@@ -77,8 +77,10 @@ export function stageChart(tree: Tree, dir: string, chart: GeneratedChart, o: { 
       continue;
     }
     // A file opgen never generated before has an empty base: anything both sides wrote differently conflicts.
-    const merged = merge3(base ?? '', yours, generated, { yours: `yours (${at(p)})`, generated: 'generated' });
-    tree.write(at(p), merged.text);
+    // An editor that saved the file with CRLF line ends changed no line: merge without the CRs, put them back.
+    const crlf = yours.includes('\r\n');
+    const merged = merge3(base ?? '', crlf ? yours.replaceAll('\r\n', '\n') : yours, generated, { yours: `yours (${at(p)})`, generated: 'generated' });
+    tree.write(at(p), crlf ? merged.text.replaceAll('\n', '\r\n') : merged.text);
     for (const line of merged.conflicts) conflicts.push({ file: at(p), line });
   }
 
