@@ -90,7 +90,6 @@ function refuseClusterScoped(tree: Tree, project: ProjectConfig, markers: RbacLi
       'keep the project cluster-scoped, or drop scope=Cluster from the kind first',
     );
   }
-  const ownClusterPlurals = new Set(project.resources.filter((r) => r.api?.namespaced === false).map((r) => r.plural ?? ''));
   for (const m of markers) {
     if (m.value.namespace) continue;
     const at = { file: m.file, line: m.index + 1, column: m.column };
@@ -99,7 +98,7 @@ function refuseClusterScoped(tree: Tree, project: ProjectConfig, markers: RbacLi
     }
     for (const resource of m.value.resources ?? []) {
       for (const group of m.value.groups ?? ['']) {
-        if (clusterScopedResource(group, resource) || ownClusterPlurals.has(resource.split('/')[0]!)) {
+        if (clusterScopedResource(group, resource)) {
           throw new OpgenError(`+kubebuilder:rbac for ${resource} needs a ClusterRole (${resource.split('/')[0]} are cluster-scoped), which a namespace-scoped operator does not hold`, at, 'remove the marker, or keep the project cluster-scoped');
         }
       }
