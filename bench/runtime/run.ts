@@ -37,10 +37,23 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
-    // Extra node flags for the @opgen/runtime operator, e.g. --node-flags='--cpu-prof --cpu-prof-dir=/tmp/prof'.
-    'node-flags': { type: 'string', default: '' },
+    // Node flags for the @opgen/runtime operator instead of the scaffolded Dockerfile's (see
+    // scaffoldNodeFlags), e.g. --node-flags='' for Node's defaults or '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+    'node-flags': { type: 'string' },
   },
 });
+/**
+ * The node flags a scaffolded operator's image runs with (the ENTRYPOINT of templates/init/Dockerfile.hbs),
+ * so the benchmark measures the operator users deploy.
+ */
+function scaffoldNodeFlags(): string[] {
+  const dockerfile = readFileSync(join(benchDir, '..', '..', 'templates', 'init', 'Dockerfile.hbs'), 'utf8');
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) fail('templates/init/Dockerfile.hbs has no ENTRYPOINT ["…"] line to take the node flags from');
+  const argv = JSON.parse(entrypoint) as string[];
+  return argv.slice(1).filter((a) => a.startsWith('--'));
+}
+const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(' ').filter(Boolean) : scaffoldNodeFlags();
 const count = Number(values.count);
 const more = Number(values.more);
 const workers = Number(values.workers);
@@ -349,7 +362,7 @@ async function benchmark(workDir: string): Promise<void> {
     [
       { label: `controller-runtime ${peerVersion} (Go)`, key: 'go', command: goBinary, args: [] },
       { label: `  + TransformStripManagedFields`, key: 'go-strip', command: goBinary, args: ['--strip-managed-fields'] },
-      { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: [...values['node-flags'].split(' ').filter(Boolean), operatorJs] },
+      { label: `@opgen/runtime (Node ${process.version})`, key: 'ts', command: process.execPath, args: [...nodeFlags, operatorJs] },
     ] as Operator[]
   ).filter((o) => values.only === undefined || o.key.startsWith(values.only));
   try {
@@ -414,7 +427,7 @@ async function benchmark(workDir: string): Promise<void> {
   });
   const lines = [
     '',
-    `bench/runtime: ${count} Widgets → ConfigMap + Ready condition, ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver`,
+    `bench/runtime: ${count} Widgets → ConfigMap + Ready condition, ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver; node flags of the opgen operator: ${nodeFlags.join(' ') || '(none)'}`,
     `${'operator'.padEnd(40)}${'all-Ready'.padStart(11)}${'Widgets/s'.padStart(11)}${'CPU s'.padStart(8)}${'rec/Widget'.padStart(11)}${'CPU ms/rec'.padStart(11)}${'idle RSS'.padStart(11)}${'peak RSS'.padStart(11)}${'first batch/object'.padStart(19)}${more > 0 ? 'marginal'.padStart(11) : ''}`,
     ...summary.map(
       (s) =>
