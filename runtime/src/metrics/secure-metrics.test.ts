@@ -3,6 +3,7 @@
 // whose user may `get` the /metrics non-resource URL gets the metrics.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { TinyCa } from '../internal/tls/tiny-ca.js';
 import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/manager.js';
 import { api } from '../webhook/testdata/raw-api.js';
+import { RuntimeMetrics, startMetricsServer } from './index.js';
 
 function scrape(port: number, ca: string, token?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -22,6 +24,37 @@ function scrape(port: number, ca: string, token?: string): Promise<{ status: num
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** How many `resource` requests the API server has answered so far (its own apiserver_request_total). */
+async function requestsServed(env: TestEnv, resource: string): Promise<number> {
+  const opts: { headers: Record<string, string> } & Record<string, unknown> = { headers: {} };
+  await env.kubeConfig.applyToHTTPSOptions(opts);
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = request(new URL('/metrics', env.server), { ...opts, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET /metrics: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  let total = 0;
+  for (const m of text.matchAll(/^apiserver_request_total\{([^}]*)\} (\S+)$/gm)) {
+    if (m[1]!.includes(`resource="${resource}"`)) total += Number(m[2]);
+  }
+  return total;
+}
+
+/** SHA-256 fingerprint of the certificate a fresh TLS connection to `port` is served. */
+function servedCertificate(port: number, ca: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.on('error', reject);
   });
 }
 
@@ -92,5 +125,60 @@ describe('secure metrics', () => {
     expect(res.text).toContain('process_cpu_user_seconds_total');
     // Cached: the same answer again.
     expect((await scrape(port, ca.certPem, tokens.prometheus)).status).toBe(200);
+  });
+
+  it('reuses an authentication and authorization answer within its TTL and asks the API server again after it', async () => {
+    const ttlMs = 3000;
+    const serverStop = new AbortController();
+    try {
+      const { port: cachedPort } = await startMetricsServer('127.0.0.1:0', new RuntimeMetrics(), serverStop.signal, {
+        secure: { kubeConfig: env.addUser({ name: 'metrics-manager' }), certDir, authCacheTtlMs: ttlMs },
+      });
+      const counts = async () => ({ tokenReviews: await requestsServed(env, 'tokenreviews'), accessReviews: await requestsServed(env, 'subjectaccessreviews') });
+      const before = await counts();
+      expect((await scrape(cachedPort, ca.certPem, tokens.prometheus)).status).toBe(200);
+      const first = Date.now();
+      await eventually(async () => expect(await counts()).toEqual({ tokenReviews: before.tokenReviews + 1, accessReviews: before.accessReviews + 1 }));
+      // Within the TTL: the same answer, no further reviews.
+      expect((await scrape(cachedPort, ca.certPem, tokens.prometheus)).status).toBe(200);
+      expect(Date.now() - first).toBeLessThan(ttlMs);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await counts()).toEqual({ tokenReviews: before.tokenReviews + 1, accessReviews: before.accessReviews + 1 });
+      // After it: asked again.
+      await new Promise((r) => setTimeout(r, Math.max(0, first + ttlMs + 100 - Date.now())));
+      expect((await scrape(cachedPort, ca.certPem, tokens.prometheus)).status).toBe(200);
+      await eventually(async () => expect(await counts()).toEqual({ tokenReviews: before.tokenReviews + 2, accessReviews: before.accessReviews + 2 }));
+    } finally {
+      serverStop.abort();
+    }
+  });
+
+  it('serves a new certificate put into --metrics-cert-path without a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opgen-metrics-rotate-'));
+    const serverStop = new AbortController();
+    try {
+      const oldCa = TinyCa.create('metrics-old-ca');
+      const oldPair = oldCa.issue({ commonName: 'localhost', hosts: ['localhost', '127.0.0.1'], usage: 'server' });
+      writeFileSync(join(dir, 'tls.crt'), oldPair.certPem);
+      writeFileSync(join(dir, 'tls.key'), oldPair.keyPem);
+      const { port: rotatingPort } = await startMetricsServer('127.0.0.1:0', new RuntimeMetrics(), serverStop.signal, {
+        secure: { kubeConfig: env.addUser({ name: 'metrics-manager' }), certDir: dir, certPollIntervalMs: 200 },
+      });
+      const oldFingerprint = await servedCertificate(rotatingPort, oldCa.certPem);
+      expect((await scrape(rotatingPort, oldCa.certPem, tokens.prometheus)).status).toBe(200);
+
+      // A new key from a new CA, as when cert-manager reissues the Secret.
+      const newCa = TinyCa.create('metrics-new-ca');
+      const newPair = newCa.issue({ commonName: 'localhost', hosts: ['localhost', '127.0.0.1'], usage: 'server' });
+      writeFileSync(join(dir, 'tls.key'), newPair.keyPem);
+      writeFileSync(join(dir, 'tls.crt'), newPair.certPem);
+      const newFingerprint = await eventually(() => servedCertificate(rotatingPort, newCa.certPem), { timeoutMs: 10_000 });
+      expect(newFingerprint).not.toBe(oldFingerprint);
+      expect((await scrape(rotatingPort, newCa.certPem, tokens.prometheus)).status).toBe(200);
+      await expect(scrape(rotatingPort, oldCa.certPem, tokens.prometheus)).rejects.toThrow();
+    } finally {
+      serverStop.abort();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
