@@ -179,7 +179,12 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       if (configs.length > 0) outputs.push({ abs: join(outDir, 'manifests.yaml'), content: await toYaml(configs) });
     }
   }
-  if (session) session.last = { files: sources.files().map((f) => f.abs), parsed: sources.parsedCount, crds: crdCount, built: builtCount };
+  if (session) {
+    session.last = { files: sources.files().map((f) => f.abs), parsed: sources.parsedCount, crds: crdCount, built: builtCount };
+    // Parses of files this run did not read (deleted, no longer imported) would only take memory.
+    const read = new Set(session.last.files);
+    for (const abs of session.parsed.keys()) if (!read.has(abs)) session.parsed.delete(abs);
+  }
   if (sources.syntaxErrors.length > 0) throw new OpgenErrors(sortErrors(sources.syntaxErrors));
   if (errors.length > 0) throw new OpgenErrors(sortErrors(errors));
 

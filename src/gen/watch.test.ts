@@ -115,6 +115,7 @@ describe('incremental runs (one session, as --watch keeps it)', () => {
     expect(r.lines).toEqual(['CREATE config/crd/bases/moved.example.com_docks.yaml']);
     unlinkSync(dock);
     expect((await again()).lines).toEqual(['DELETE config/crd/bases/moved.example.com_docks.yaml']);
+    expect(session.parsed.has(dock)).toBe(false); // the deleted file's parse is not kept
     await expectSameAsFullRun();
   });
 });
