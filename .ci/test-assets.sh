@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver and etcd (and kubectl when the machine has none) from the Go module proxy
 # into a cache folder keyed by version, then prints that folder: use it as KUBEBUILDER_ASSETS.
-# A warm cache prints at once. Nothing built here belongs in the repository.
+# A warm cache prints at once; `--cached` only prints it (exit 1 when not built yet, building nothing). Nothing built here belongs in the repository.
 set -euo pipefail
 
 K8S_VERSION="${OPGEN_K8S_VERSION:-1.36.3}"
@@ -34,6 +34,7 @@ have_all() {
   [ "$want_kubectl" = 0 ] || [ -x "$OUT/kubectl" ]
 }
 if have_all; then echo "$OUT"; exit 0; fi
+[ "${1:-}" != --cached ] || exit 1 # --cached: only print a folder already built (npm run example asks first)
 
 # One build at a time: a second caller (another vitest run, CI) waits for the first, then reuses it.
 mkdir -p "$CACHE_ROOT"

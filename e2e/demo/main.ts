@@ -22,15 +22,17 @@ const fail = (line: string): never => { console.error(`example: ${line}`); proce
 const started = performance.now();
 const elapsed = () => `${Math.round((performance.now() - started) / 1000)} s`;
 
-/** Runs a .ci build script, printing a line every 30 s while it works (a cold build takes minutes). */
-async function buildAssets(script: string, what: string): Promise<string | undefined> {
-  const cached = spawnSync('bash', [join(repoRoot, '.ci', script), ...(script === 'cluster-assets.sh' ? ['--cached'] : [])], { encoding: 'utf8' });
-  if (cached.status === 0 && script === 'cluster-assets.sh') return cached.stdout.trim();
-  if (!onPath('go')) {
-    // Nothing to build with; the scripts still print a folder that is already built.
-    const built = spawnSync('bash', [join(repoRoot, '.ci', script)], { encoding: 'utf8' });
-    return built.status === 0 ? built.stdout.trim() : undefined;
-  }
+/** What a .ci script gave: the folder of built binaries, or why there is none (one line, or a build's last lines). */
+type Assets = { folder: string } | { missing: string };
+
+/**
+ * The binaries a .ci script builds: from its cache when built before (`--cached` builds nothing), else
+ * built with Go, printing a line every 30 s while it works (a cold build takes minutes).
+ */
+async function getAssets(script: string, what: string): Promise<Assets> {
+  const cached = spawnSync('bash', [join(repoRoot, '.ci', script), '--cached'], { encoding: 'utf8' });
+  if (cached.status === 0) return { folder: cached.stdout.trim() };
+  if (!onPath('go')) return { missing: 'not built yet, and no Go on PATH to build them' };
   say(`getting ${what} (built from the Go module proxy on the first run; later runs reuse ~/.cache/opgen)`);
   const t0 = performance.now();
   const ticker = setInterval(() => say(`  still building ${what}: ${Math.round((performance.now() - t0) / 1000)} s`), 30_000);
@@ -45,8 +47,8 @@ async function buildAssets(script: string, what: string): Promise<string | undef
       for (const line of c.toString().split('\n')) if (/^(test-assets|cluster-assets):/.test(line)) say(`  ${line}`);
     });
     const code = await new Promise<number | null>((r) => child.on('close', r));
-    if (code === 0) return out.trim();
-    return /go is not installed/.test(err) ? undefined : fail(`building ${what} failed:\n${err.split('\n').slice(-15).join('\n')}`);
+    if (code === 0) return { folder: out.trim() };
+    return { missing: `building ${what} failed (.ci/${script}):\n${err.trimEnd().split('\n').slice(-15).join('\n')}` };
   } finally {
     clearInterval(ticker);
   }
@@ -57,24 +59,28 @@ const onPath = (command: string) => (process.env.PATH ?? '').split(':').some((d)
 async function main(): Promise<void> {
   // 1. The cluster's binaries.
   if (!process.env.KUBEBUILDER_ASSETS) {
-    const folder = await buildAssets('test-assets.sh', 'kube-apiserver and etcd');
-    if (!folder) {
-      fail('needs kube-apiserver and etcd: install Go >= 1.26 (the first run then builds them, about 10 minutes) or ' +
-        '`export KUBEBUILDER_ASSETS=$(setup-envtest use -p path)` (kubebuilder\'s setup-envtest), and run `npm run example` again');
+    const got = await getAssets('test-assets.sh', 'kube-apiserver and etcd');
+    if ('missing' in got) {
+      fail(got.missing.includes('no Go on PATH')
+        ? 'needs kube-apiserver and etcd: install Go >= 1.26 (the first run then builds them, about 10 minutes) or ' +
+          '`export KUBEBUILDER_ASSETS=$(setup-envtest use -p path)` (kubebuilder\'s setup-envtest), and run `npm run example` again'
+        : got.missing);
     }
-    process.env.KUBEBUILDER_ASSETS = folder;
+    process.env.KUBEBUILDER_ASSETS = (got as { folder: string }).folder;
   }
   const assets = process.env.KUBEBUILDER_ASSETS!;
   if (!onPath('kubectl') && existsSync(join(assets, 'kubectl'))) process.env.PATH = `${assets}:${process.env.PATH ?? ''}`;
   if (!onPath('kubectl')) fail('needs kubectl on PATH (the tutorial uses it): https://kubernetes.io/docs/tasks/tools/');
+  // The simulated cluster's binaries when there are or can be; otherwise the plain test API server, saying why.
   let simulated = true;
   if (!process.env.OPGEN_CLUSTER_ASSETS) {
-    const folder = await buildAssets('cluster-assets.sh', 'kube-controller-manager, kube-scheduler and kwok');
-    if (folder) process.env.OPGEN_CLUSTER_ASSETS = folder;
+    const got = await getAssets('cluster-assets.sh', 'kube-controller-manager, kube-scheduler and kwok');
+    if ('folder' in got) process.env.OPGEN_CLUSTER_ASSETS = got.folder;
     else {
       simulated = false;
-      say('no kube-controller-manager, kube-scheduler and kwok, and no Go to build them (Go >= 1.26, or ' +
-        'export OPGEN_CLUSTER_ASSETS=<folder holding them>): running on the plain test API server, where a Deployment gets no pods');
+      say(`no kube-controller-manager, kube-scheduler and kwok: ${got.missing}`);
+      say('running on the plain test API server (kube-apiserver, etcd), where a Deployment gets no pods. For the simulated ' +
+        'cluster install Go >= 1.26 (the next run builds them), or export OPGEN_CLUSTER_ASSETS=<folder holding them>.');
     }
   }
 
@@ -152,7 +158,9 @@ async function main(): Promise<void> {
       await Promise.all(tutorial.background.map((b) => b.process));
       tutorial.background.length = 0;
       await execa('kubectl', ['delete', 'crd', 'memcacheds.cache.example.com'], { env: { ...process.env, KUBECONFIG: env.kubeconfigPath }, reject: false });
-      console.log(`\nThe cluster keeps running until you press Ctrl+C. In another terminal:\n\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get nodes\n`);
+      console.log(`\nThe cluster keeps running until you press Ctrl+C. In another terminal:\n\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get ${simulated ? 'nodes' : 'namespaces'}\n`);
+      // Without kube-controller-manager and kwok the tutorial's `kubectl wait --for=condition=Available` never returns.
+      if (!simulated) say('this is the plain test API server: Deployments get no pods, so the tutorial\'s operator never reports Available here');
       // The cluster's processes do not keep Node alive (envtest unrefs them); this timer does, until Ctrl+C.
       setInterval(() => {}, 1 << 30);
       await new Promise<void>(() => { /* until SIGINT */ });
