@@ -92,10 +92,17 @@ async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'opgen-example-packages-'));
 
   say(`starting a ${simulated ? 'simulated cluster (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok with one fake node)' : 'test API server (kube-apiserver, etcd)'} and packing opgen`);
-  const [tarballs, env] = await Promise.all([
-    packPackages(scratch),
-    startTestEnv({ simulatedCluster: simulated }),
-  ]) as [Awaited<ReturnType<typeof packPackages>>, TestEnv];
+  const [packed, startedEnv] = await Promise.allSettled([packPackages(scratch), startTestEnv({ simulatedCluster: simulated })]);
+  if (packed.status === 'rejected' || startedEnv.status === 'rejected') {
+    // e.g. Ctrl+C while the cluster starts, or a binary that does not run: say so, leave nothing behind.
+    if (startedEnv.status === 'fulfilled') await startedEnv.value.stop();
+    rmSync(scratch, { recursive: true, force: true });
+    if (!target) rmSync(work, { recursive: true, force: true });
+    const err = (packed.status === 'rejected' ? packed.reason : (startedEnv as PromiseRejectedResult).reason) as Error;
+    fail(`${packed.status === 'rejected' ? 'packing opgen' : 'starting the cluster'} failed: ${err.message}`);
+  }
+  const tarballs = (packed as PromiseFulfilledResult<Awaited<ReturnType<typeof packPackages>>>).value;
+  const env = (startedEnv as PromiseFulfilledResult<TestEnv>).value;
   say(`cluster up (${elapsed()}); KUBECONFIG=${env.kubeconfigPath}`);
   const unpacked = join(scratch, 'opgen-cli');
   mkdirSync(unpacked);
