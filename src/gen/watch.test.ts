@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { run as runCli } from '../cli/main.js';
 import { OpgenErrors } from '../diag/diagnostic.js';
 import { generateCommand, newSession, type GenerateSession } from './command.js';
+import { watchGenerate } from './watch.js';
 
 const root = join(import.meta.dirname, '../..');
 const temps: string[] = [];
@@ -117,6 +118,18 @@ describe('incremental runs (one session, as --watch keeps it)', () => {
     expect((await again()).lines).toEqual(['DELETE config/crd/bases/moved.example.com_docks.yaml']);
     expect(session.parsed.has(dock)).toBe(false); // the deleted file's parse is not kept
     await expectSameAsFullRun();
+  });
+});
+
+describe('opgen generate --watch with wrong options', () => {
+  const ctx = { cwd: '', out: () => undefined, err: () => undefined };
+  it('refuses --check and --dry-run, and a --paths that does not exist, at once', async () => {
+    const cwd = tempDir();
+    const stop = new AbortController().signal;
+    const base = { cwd, targets: [], check: false, dryRun: false };
+    await expect(watchGenerate({ ...base, check: true }, ctx, stop)).rejects.toThrow(/--watch writes the files; it does not combine with --check/);
+    await expect(watchGenerate({ ...base, dryRun: true }, ctx, stop)).rejects.toThrow(/does not combine with --dry-run/);
+    await expect(watchGenerate({ ...base, paths: 'nope' }, ctx, stop)).rejects.toThrow(/nope does not exist/);
   });
 });
 

@@ -21,7 +21,7 @@ interface Root {
   recursive: boolean;
 }
 
-/** Runs until `stop` is aborted; returns the exit code (0, or 1 when the options themselves are wrong). */
+/** Runs until `stop` is aborted, then returns 0; throws when the options are wrong (nothing to watch). */
 export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, stop: AbortSignal): Promise<number> {
   if (o.check || o.dryRun) {
     throw new OpgenError(`--watch writes the files; it does not combine with ${o.check ? '--check' : '--dry-run'}`, { flag: '--watch' }, `drop ${o.check ? '--check' : '--dry-run'} or --watch`);
@@ -35,7 +35,7 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
   let lastFiles = '';
   let lastErrors = '';
 
-  const runOnce = async (): Promise<number | undefined> => {
+  const runOnce = async (): Promise<void> => {
     const t0 = performance.now();
     const written: string[] = [];
     session.last = undefined;
@@ -53,7 +53,8 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
       lastErrors = '';
     } catch (err) {
       for (const line of written) ctx.out(line); // warnings printed before the errors were found
-      if (firstRun && isOpgenError(err) && !hasFilePosition(err)) return 1; // wrong flags: nothing to watch
+      // Wrong flags (no PROJECT and no --paths, a path that does not exist): nothing to watch; the CLI prints it.
+      if (firstRun && isOpgenError(err) && !hasFilePosition(err)) throw err;
       const lines = isOpgenError(err) ? (err instanceof OpgenErrors ? err.errors.map((e) => e.format()) : [err.format()]) : [`internal error: ${(err as Error).message.split('\n')[0]} (set OPGEN_DEBUG=1 for the stack trace)`];
       if (!isOpgenError(err) && process.env.OPGEN_DEBUG === '1') lines.push(String((err as Error).stack));
       const last = lastRun(session);
@@ -68,7 +69,6 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
     }
     firstRun = false;
     updateWatchers(o, session, watchers, schedule, ctx);
-    return undefined;
   };
 
   function schedule(): void {
@@ -90,18 +90,14 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
     }, DEBOUNCE_MS);
   }
 
-  const failed = await runOnce();
-  if (failed !== undefined) {
-    closeAll(watchers);
-    return failed;
-  }
+  await runOnce();
   await new Promise<void>((done) => {
     if (stop.aborted) done();
     else stop.addEventListener('abort', () => done(), { once: true });
   });
   clearTimeout(timer);
   closeAll(watchers);
-  // The run under way (if any) commits or writes nothing; either way it completes before we return.
+  // A run under way finishes first: its files are all written (each renamed into place) or none.
   await running;
   return 0;
 }
