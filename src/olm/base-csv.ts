@@ -32,8 +32,13 @@ export interface OwnedEntry {
   [k: string]: unknown;
 }
 
-/** Defaults of the hand-written fields, as operator-sdk's base CSV has them. */
-function defaultBaseCsv(pkg: string): Record<string, unknown> {
+/**
+ * Defaults of the hand-written fields, as operator-sdk's base CSV has them. A namespace-scoped project
+ * (`init --namespaced`) watches its own namespace (WATCH_NAMESPACE from the pod's namespace) with Roles
+ * bound there, so it offers OwnNamespace, not AllNamespaces; OLM refuses anything but AllNamespaces for
+ * an operator with conversion webhooks, so such a project keeps AllNamespaces.
+ */
+function defaultBaseCsv(pkg: string, ownNamespace: boolean): Record<string, unknown> {
   const display = splitWords(pkg.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' '));
   return {
     apiVersion: CSV_API_VERSION,
@@ -51,10 +56,10 @@ function defaultBaseCsv(pkg: string): Record<string, unknown> {
       icon: [{ base64data: '', mediatype: '' }],
       install: { spec: { deployments: null }, strategy: '' },
       installModes: [
-        { supported: false, type: 'OwnNamespace' },
+        { supported: ownNamespace, type: 'OwnNamespace' },
         { supported: false, type: 'SingleNamespace' },
         { supported: false, type: 'MultiNamespace' },
-        { supported: true, type: 'AllNamespaces' },
+        { supported: !ownNamespace, type: 'AllNamespaces' },
       ],
       keywords: [pkg],
       links: [{ name: display, url: `https://${pkg}.domain` }],
@@ -150,7 +155,8 @@ export async function stageKustomizeManifests(tree: Tree, o: StageManifestsOptio
       throw new OpgenError('is not a ClusterServiceVersion', { file: path }, `keep kind: ${CSV_KIND} in it, or delete it to start over`);
     }
   }
-  const csv = mergeKeepingUser(defaultBaseCsv(o.package), existing ?? undefined) as Record<string, unknown>;
+  const ownNamespace = o.project.namespaced === true && !(o.project.resources ?? []).some((r) => r.webhooks?.conversion);
+  const csv = mergeKeepingUser(defaultBaseCsv(o.package, ownNamespace), existing ?? undefined) as Record<string, unknown>;
   const spec = csv.spec as Record<string, unknown>;
   const crds = (isRecord(spec.customresourcedefinitions) ? spec.customresourcedefinitions : {}) as Record<string, unknown>;
   const owned = mergeOwned(crds.owned, ownedEntriesOf(readOwnedCrdInfo(o.cwd), await crdPlurals(o.cwd)));

@@ -378,3 +378,27 @@ describe('webhooks (opgen create webhook)', () => {
     expect(oracleErrors(oracle(join(p, 'bundle')))).toEqual([]);
   });
 });
+
+describe('a namespace-scoped project (init --namespaced)', () => {
+  let p: string;
+  beforeAll(async () => {
+    p = await scaffoldTutorial(root.dir, 'namespaced-operator', ['--namespaced']);
+    await opgenOk(p, 'generate', 'bundle', '--version', '0.1.0');
+  }, 300_000);
+
+  it('offers OwnNamespace, not AllNamespaces, grants its Roles as permissions, and both validators pass', async () => {
+    const base = readYaml<Obj>(join(p, 'config/manifests/bases/namespaced-operator.clusterserviceversion.yaml'));
+    const modes = Object.fromEntries(base.spec.installModes.map((m: Obj) => [m.type, m.supported]));
+    expect(modes).toEqual({ OwnNamespace: true, SingleNamespace: false, MultiNamespace: false, AllNamespaces: false });
+    const csv = readYaml<Obj>(join(p, 'bundle/manifests/namespaced-operator.clusterserviceversion.yaml'));
+    expect(csv.spec.installModes).toEqual(base.spec.installModes);
+    // The manager's Role (from the markers' namespace=) is a namespaced permission, as the watched namespace is its own.
+    const managerRole = readYaml<Obj>(join(p, 'config/rbac/role.yaml'));
+    expect(managerRole.kind).toBe('Role');
+    expect(csv.spec.install.spec.permissions[0].rules).toEqual(expect.arrayContaining(managerRole.rules));
+    const r = await opgen(p, 'bundle', 'validate');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(oracleErrors(oracle(join(p, 'bundle')))).toEqual([]);
+  });
+});

@@ -82,10 +82,10 @@ const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
  * kubebuilder's tutorial operator as a user builds it: init, create api, the Memcached types with CSV
  * markers, a filled-in sample, generate, generate kustomize manifests. Returns the project folder.
  */
-export async function scaffoldTutorial(parent: string, name = 'memcached-operator'): Promise<string> {
+export async function scaffoldTutorial(parent: string, name = 'memcached-operator', initFlags: string[] = []): Promise<string> {
   const dir = join(parent, name);
   mkdirSync(dir);
-  await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
+  await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install', ...initFlags);
   await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
   copyFileSync(join(fixtures, 'memcached-types.ts'), join(dir, 'src/api/v1alpha1/memcached-types.ts'));
   copyFileSync(join(fixtures, 'memcached-sample.yaml'), join(dir, 'config/samples/cache_v1alpha1_memcached.yaml'));
