@@ -28,6 +28,7 @@ import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 const benchDir = fileURLToPath(new URL('../', import.meta.url));
 const peersDir = join(benchDir, '..', 'peers');
 const operatorJs = fileURLToPath(new URL('./operator.js', import.meta.url));
+const floorJs = fileURLToPath(new URL('./floor.js', import.meta.url));
 const widgets = { group: 'bench.opgen.dev', version: 'v1', plural: 'widgets' };
 
 const { values } = parseArgs({
@@ -236,6 +237,31 @@ function allReady(kubeConfig: KubeConfig, namespace: string, names: Set<string>,
   };
 }
 
+/**
+ * Idle RSS of floor.ts (Node with HTTPS list+watch of the same two kinds and a health endpoint, no
+ * runtime), started and read as the operators are: what Node itself costs at idle.
+ */
+async function floorIdleKb(env: TestEnv, round: number, workDir: string): Promise<number> {
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const namespace = `bench-floor-${round}`;
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  const port = await freePort();
+  const logPath = join(workDir, `${namespace}.log`);
+  const child = spawn(process.execPath, [...nodeFlags, floorJs, '--namespace', namespace, '--health-probe-bind-address', `127.0.0.1:${port}`], {
+    env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
+    stdio: ['ignore', openSync(logPath, 'w'), openSync(logPath, 'a')],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitReady(port, child, logPath);
+    await sleep(1000);
+    return memoryKb(child.pid!).rss;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
 const widgetName = (i: number) => `widget-${String(i).padStart(5, '0')}`;
 
 async function runScenario(env: TestEnv, operator: Operator, round: number, workDir: string): Promise<Outcome> {
@@ -392,8 +418,13 @@ async function benchmark(workDir: string): Promise<void> {
   process.stderr.write('bench/runtime: starting envtest…\n');
   const env = await startTestEnv({ crdPaths: [join(benchDir, 'widget-crd.yaml')] });
   const results = new Map<Operator, Outcome[]>(operators.map((o) => [o, []]));
+  const floors: number[] = [];
   try {
     for (let round = 1; round <= rounds; round++) {
+      if (operators.some((o) => o.key === 'ts')) {
+        floors.push(await floorIdleKb(env, round, workDir));
+        process.stderr.write(`bench/runtime: round ${round}/${rounds}: Node floor (floor.ts) idle RSS ${mb(floors.at(-1)!)}\n`);
+      }
       // Alternate who goes first, so neither always meets a fresher API server.
       const order = round % 2 === 1 ? operators : [...operators].reverse();
       for (const operator of order) {
@@ -438,6 +469,13 @@ async function benchmark(workDir: string): Promise<void> {
       (more > 0 ? `; marginal = slope of peak RSS over cached objects while ${more} more Widgets are added in batches of ${count})` : ')'),
   ];
   if (footprint) lines.push(describeFootprint(footprint));
+  if (floors.length > 0) {
+    const go = summary.find((s) => s.key === 'go');
+    lines.push(
+      `Node floor (floor.ts: HTTPS list+watch of both kinds and /readyz, no runtime, same node flags): idle RSS ${mb(median(floors))}` +
+        (go ? ` = ${(median(floors) / go.idle).toFixed(2)}× controller-runtime's idle` : ''),
+    );
+  }
   const ts = summary.find((s) => s.key === 'ts');
   const go = summary.find((s) => s.key === 'go');
   const goStrip = summary.find((s) => s.key === 'go-strip');
