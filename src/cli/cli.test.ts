@@ -5,17 +5,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpgenError } from '../diag/diagnostic.js';
+import { opgen, type CliResult } from '../testdata/cli.js';
 import { report, run } from './main.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, tmpdir());
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]): Promise<CliResult> => opgen(tmpdir(), ...argv);
 
 describe('opgen CLI (in-process)', () => {
   it('prints the version from package.json', async () => {

@@ -2,23 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../cli/main.js';
+import { opgen, type CliResult } from '../testdata/cli.js';
 import { opgenVersion } from '../common/version.js';
 import { parseProject } from '../project/index.js';
 import { snapshot } from '../testdata/files.js';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function opgen(cwd: string, ...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, cwd);
-  return { code, stdout, stderr };
-}
 
 /** A new empty directory named `name` inside a fresh temp folder. */
 function tempProjectDir(name = 'memcached-operator'): { dir: string; cleanup: () => void } {

@@ -7,17 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { run } from '../cli/main.js';
+import { opgen, type CliResult } from '../testdata/cli.js';
 import { parseProject } from '../project/index.js';
 
-interface CliResult { code: number; stdout: string; stderr: string }
-
-async function opgen(cwd: string, ...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, cwd);
-  return { code, stdout, stderr };
-}
 
 let parent: string;
 let dir: string;

@@ -7,26 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { run } from '../../src/cli/main.js';
+import { opgenOk } from '../../src/testdata/cli.js';
+export { opgen, opgenOk, type CliResult } from '../../src/testdata/cli.js';
 
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-export async function opgen(cwd: string, ...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, cwd);
-  return { code, stdout, stderr };
-}
-
-export async function opgenOk(cwd: string, ...argv: string[]): Promise<CliResult> {
-  const r = await opgen(cwd, ...argv);
-  if (r.code !== 0) throw new Error(`opgen ${argv.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r;
-}
 
 let helmPath: string | undefined;
 

@@ -7,15 +7,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../cli/main.js';
+import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
 import { parseProject } from '../../project/index.js';
 import { snapshot as files } from '../../testdata/files.js';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let parent: string;
 let dir: string;
@@ -26,12 +21,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
-async function opgen(...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, dir);
-  return { code, stdout, stderr };
-}
+const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
 
 async function ok(...argv: string[]): Promise<CliResult> {
   const r = await opgen(...argv);

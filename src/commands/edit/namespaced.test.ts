@@ -6,16 +6,11 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../cli/main.js';
+import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
 import { renderKustomize, type KubeObject } from '../../kustomize/render.js';
 import { parseProject } from '../../project/index.js';
 import { snapshot } from '../../testdata/files.js';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let dir: string;
 let parent: string;
@@ -26,12 +21,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
-async function opgen(...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s) }, dir);
-  return { code, stdout, stderr };
-}
+const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
 
 async function ok(...argv: string[]): Promise<CliResult> {
   const r = await opgen(...argv);
