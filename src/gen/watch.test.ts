@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { run as runCli } from '../cli/main.js';
 import { OpgenErrors } from '../diag/diagnostic.js';
+import { opgenOk } from '../testdata/cli.js';
 import { generateCommand, newSession, type GenerateSession } from './command.js';
 import { watchGenerate } from './watch.js';
 
@@ -160,10 +160,9 @@ describe('opgen generate --watch (bin/opgen.js in a child process)', () => {
     if (!existsSync(join(root, 'dist/cli/main.js'))) throw new Error('dist/ is missing; run `npm run build` first');
     dir = join(tempDir(), 'watched-operator');
     mkdirSync(dir);
-    const quiet = { stdout: () => undefined, stderr: (s: string) => void (stderr += s) };
-    expect(await runCli(['init', '--domain', 'example.com', '--skip-install'], quiet, dir)).toBe(0);
-    expect(await runCli(['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached'], quiet, dir)).toBe(0);
-    expect(await runCli(['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Cache', '--controller=false'], quiet, dir)).toBe(0);
+    await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
+    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached');
+    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Cache', '--controller=false');
     child = spawn(process.execPath, [join(root, 'bin/opgen.js'), 'generate', '--watch'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.setEncoding('utf8').on('data', (s: string) => void (stdout += s));
     child.stderr!.setEncoding('utf8').on('data', (s: string) => void (stderr += s));
