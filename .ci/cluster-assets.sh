@@ -6,6 +6,8 @@
 # A warm cache prints at once; `--cached` only prints it (exit 1 when not built yet, building nothing).
 # Nothing built here belongs in the repository.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 K8S_VERSION="${OPGEN_K8S_VERSION:-1.36.3}"
 ETCD_VERSION="${OPGEN_ETCD_VERSION:-3.6.16}"
@@ -28,14 +30,7 @@ if have_all; then echo "$OUT"; exit 0; fi
 log "waiting for kube-apiserver and etcd (.ci/test-assets.sh)"
 bash "$here/test-assets.sh" >/dev/null
 
-mkdir -p "$CACHE_ROOT"
-if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where builds are not serialized
-  exec 9>"$OUT.lock"
-  if ! flock -n 9; then
-    log "another build of $OUT is running; waiting for it"
-    flock 9
-  fi
-fi
+wait_for_lock "$OUT" cluster-assets
 if have_all; then echo "$OUT"; exit 0; fi
 
 command -v go >/dev/null 2>&1 || { log "go is not installed; it is needed to build kube-controller-manager, kube-scheduler and kwok"; exit 1; }
@@ -51,20 +46,7 @@ start=$(date +%s)
 if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ] || [ ! -x "$OUT/kwok" ]; then
   mkdir -p "$work/k8s"
   cd "$work/k8s"
-  gomod="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
-  [ -n "$gomod" ] || { log "could not download k8s.io/kubernetes@v$K8S_VERSION"; exit 1; }
-  staging="v0.${K8S_VERSION#1.}"
-  {
-    echo "module local/k8s"
-    echo
-    echo "go 1.26"
-    echo
-    echo "require k8s.io/kubernetes v$K8S_VERSION"
-    echo
-    echo "replace ("
-    sed -n 's|^[[:space:]]*k8s.io/\([^ ]*\) => ./staging/src/k8s.io/.*|\tk8s.io/\1 => k8s.io/\1 '"$staging"'|p' "$gomod"
-    echo ")"
-  } >go.mod
+  k8s_module local/k8s
   printf 'package main\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubernetes/cmd/kube-scheduler/app"\n)\n' >tools.go
   go mod tidy >&2 || true
   go get "k8s.io/kubernetes/cmd/kube-scheduler@v$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-controller-manager@v$K8S_VERSION" >&2
@@ -92,10 +74,7 @@ if [ ! -x "$OUT/kube-controller-manager" ] || [ ! -x "$OUT/kube-scheduler" ] || 
   raised="$(join "$work/k8s-modules.txt" "$work/with-kwok.txt" | awk '$2 != $3 { print $1 }' | tr '\n' ' ')"
   [ -z "$raised" ] || log "kwok still raises $raised; those packages compile twice"
 
-  ldf=""
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldf="$ldf -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $pkg.gitTreeState=clean"
-  done
+  ldf="$(k8s_ldflags)"
   for cmd in kube-scheduler kube-controller-manager; do
     if [ ! -x "$OUT/$cmd" ]; then
       log "building $cmd v$K8S_VERSION (first run only)"

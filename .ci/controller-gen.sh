@@ -3,6 +3,8 @@
 # keyed by version, outside the repository, and prints the binary's path. A warm cache prints at once.
 # The parity suite and bench/generate compare opgen's output with this binary's.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 VERSION="${OPGEN_CONTROLLER_GEN_VERSION:-v0.23.0}"
 CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
@@ -11,12 +13,7 @@ BIN="$OUT/controller-gen"
 
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 
-command -v go >/dev/null 2>&1 || { echo "controller-gen: go is not installed; it is needed to build controller-gen" >&2; exit 1; }
-echo "controller-gen: installing sigs.k8s.io/controller-tools/cmd/controller-gen@$VERSION (first run only)" >&2
-mkdir -p "$OUT"
-# GOBIN into a temporary folder first, so an interrupted build never leaves a half-written binary behind.
-tmp="$(mktemp -d "$OUT/.install-XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$tmp" go install -trimpath "sigs.k8s.io/controller-tools/cmd/controller-gen@$VERSION" >&2
-mv "$tmp/controller-gen" "$BIN"
+wait_for_lock "$OUT" controller-gen
+if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+go_install controller-gen "sigs.k8s.io/controller-tools/cmd/controller-gen@$VERSION" "$BIN"
 echo "$BIN"

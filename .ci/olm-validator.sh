@@ -4,6 +4,8 @@
 # proxy into a cache folder keyed by the library version and the checker's source, outside the
 # repository, and prints the binary's path. A warm cache prints at once; concurrent callers wait (flock).
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 
 VERSION="$(sed -n 's#^[[:space:]]*\(require \)\{0,1\}github.com/operator-framework/api \(v[^ ]*\).*#\2#p' test/olm/checker/go.mod | head -1)"
@@ -14,11 +16,7 @@ BIN="$OUT/olm-checker"
 
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 
-mkdir -p "$CACHE_ROOT"
-if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where builds are not serialized
-  exec 9>"$OUT.lock"
-  flock 9
-fi
+wait_for_lock "$OUT" olm-validator
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 
 command -v go >/dev/null 2>&1 || { echo "olm-validator: go is not installed; it is needed to build the OLM checker" >&2; exit 1; }

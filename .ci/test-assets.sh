@@ -3,6 +3,8 @@
 # into a cache folder keyed by version, then prints that folder: use it as KUBEBUILDER_ASSETS.
 # A warm cache prints at once; `--cached` only prints it (exit 1 when not built yet, building nothing). Nothing built here belongs in the repository.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 K8S_VERSION="${OPGEN_K8S_VERSION:-1.36.3}"
 ETCD_VERSION="${OPGEN_ETCD_VERSION:-3.6.16}"
@@ -37,14 +39,7 @@ if have_all; then echo "$OUT"; exit 0; fi
 [ "${1:-}" != --cached ] || exit 1 # --cached: only print a folder already built (npm run example asks first)
 
 # One build at a time: a second caller (another vitest run, CI) waits for the first, then reuses it.
-mkdir -p "$CACHE_ROOT"
-if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where builds are not serialized
-  exec 9>"$OUT.lock"
-  if ! flock -n 9; then
-    log "another build of $OUT is running; waiting for it"
-    flock 9
-  fi
-fi
+wait_for_lock "$OUT" test-assets
 if have_all; then echo "$OUT"; exit 0; fi
 
 command -v go >/dev/null 2>&1 || { log "go is not installed; it is needed to build kube-apiserver and etcd"; exit 1; }
@@ -82,28 +77,12 @@ if [ ! -x "$OUT/kube-apiserver" ] || { [ "$want_kubectl" = 1 ] && [ ! -x "$OUT/k
   log "building kube-apiserver v$K8S_VERSION (first run only; about 8 min on 2 cores with empty Go caches)"
   mkdir -p "$work/kas"
   cd "$work/kas"
-  gomod="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
-  [ -n "$gomod" ] || { log "could not download k8s.io/kubernetes@v$K8S_VERSION"; exit 1; }
-  staging="v0.${K8S_VERSION#1.}"
-  {
-    echo "module local/kas"
-    echo
-    echo "go 1.26"
-    echo
-    echo "require k8s.io/kubernetes v$K8S_VERSION"
-    echo
-    echo "replace ("
-    sed -n 's|^[[:space:]]*k8s.io/\([^ ]*\) => ./staging/src/k8s.io/.*|\tk8s.io/\1 => k8s.io/\1 '"$staging"'|p' "$gomod"
-    echo ")"
-  } >go.mod
+  k8s_module local/kas
   echo 'package main' >tools.go
   printf '\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n)\n' >>tools.go
   go mod tidy >&2 || true
   go get "k8s.io/kubernetes/cmd/kube-apiserver@v$K8S_VERSION" >&2
-  ldf=""
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldf="$ldf -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $pkg.gitTreeState=clean"
-  done
+  ldf="$(k8s_ldflags)"
   if [ ! -x "$OUT/kube-apiserver" ]; then
     build_with_progress "compiling kube-apiserver v$K8S_VERSION" "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver "$ldf"
     mv "$OUT/kube-apiserver.tmp" "$OUT/kube-apiserver"

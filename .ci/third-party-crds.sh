@@ -5,6 +5,8 @@
 # the chart's Certificates, Issuer and ServiceMonitor against the real schemas. A warm cache prints at
 # once; concurrent callers wait on a lock.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 CERT_MANAGER="${OPGEN_CERT_MANAGER_VERSION:-v1.21.2}"
 PROMETHEUS_OPERATOR="${OPGEN_PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
@@ -16,14 +18,7 @@ complete() { for f in "${FILES[@]}"; do [ -s "$OUT/$f" ] || return 1; done; }
 if complete; then echo "$OUT"; exit 0; fi
 
 command -v go >/dev/null 2>&1 || { echo "third-party-crds: go is not installed; it downloads the modules holding the CRDs" >&2; exit 1; }
-mkdir -p "$CACHE_ROOT"
-if command -v flock >/dev/null 2>&1; then # util-linux; absent on macOS, where downloads are not serialized
-  exec 9>"$OUT.lock"
-  if ! flock -n 9; then
-    echo "third-party-crds: another download into $OUT is running; waiting for it" >&2
-    flock 9
-  fi
-fi
+wait_for_lock "$OUT" third-party-crds
 if complete; then echo "$OUT"; exit 0; fi
 
 echo "third-party-crds: downloading cert-manager $CERT_MANAGER and prometheus-operator $PROMETHEUS_OPERATOR (first run only)" >&2
