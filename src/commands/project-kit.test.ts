@@ -78,6 +78,8 @@ describe('init: the project kit', () => {
     for (const s of ['lint', 'lint-fix', 'format', 'setup-test-e2e', 'test-e2e', 'cleanup-test-e2e']) expect(pkg.scripts[s], s).toBeTruthy();
     expect(pkg.scripts['setup-test-e2e']).toContain('${KIND_CLUSTER:-memcached-operator-test-e2e}');
     expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['eslint', 'typescript-eslint', 'prettier', '@eslint/js', 'eslint-config-prettier']));
+    // `npm run format` leaves generated output alone (a rerun of its generator would undo a reformat).
+    expect(read('.prettierignore').split('\n')).toEqual(expect.arrayContaining(['dist/', 'config/', 'bundle/']));
     expect(read('vitest.config.ts')).toContain("exclude: ['test/e2e/**'");
     expect(read('test/e2e/e2e.test.ts')).toContain("'create', 'token', serviceAccount");
     expect(read('Dockerfile')).toContain('FROM --platform=$BUILDPLATFORM node:20-bookworm-slim AS builder');

@@ -73,6 +73,12 @@ describe('opgen create webhook', () => {
     expect(read('src/api/v1/memcached-types.ts')).toMatch(/\+kubebuilder:subresource:status\n \* \+kubebuilder:storageversion\n \*\/\nexport interface Memcached \{/);
     expect(read('src/api/v1beta1/memcached-types.ts')).not.toContain('storageversion');
 
+    // The test object closes as Prettier writes it (`    });`), not with a stray `\n);` after the partial.
+    for (const f of ['src/webhook/v1/memcached-defaulter.test.ts', 'src/webhook/v1/memcached-validator.test.ts']) {
+      expect(read(f), f).toMatch(/\n {6}},\n {4}}\);\n/);
+      expect(read(f), f).not.toMatch(/^\);/m);
+    }
+
     const main = read('src/main.ts');
     expect(main).toContain("'metrics-secure': { type: 'string', default: 'true' },");
     expect(main).toContain("metricsSecure: trueOrFalse('metrics-secure', flags['metrics-secure']),");
