@@ -12,6 +12,7 @@ import { managerNamespace, parseProject } from '../project/index.js';
 import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
+import { warnKindDeclarationMismatches } from './kind-declaration.js';
 import { createGeneratorRegistry } from './registry.js';
 import { loadTypeScript } from './typescript-loader.js';
 import { toYaml } from './yaml.js';
@@ -167,6 +168,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
           session.crdYaml.delete(key);
         }
       }
+      warnKindDeclarationMismatches(ts, crds, out);
       staleFiles.push(...staleCrdFiles(outDir, new Set(crds.map((c) => c.fileName))));
     } else if (target === 'rbac') {
       const { generateRoles } = await import('../rbac/index.js');

@@ -30,6 +30,31 @@ async function run(cwd: string, o: Partial<GenerateOptions> = {}): Promise<{ cod
 type Schema = { properties: Record<string, Schema>; required?: string[]; [k: string]: unknown };
 
 describe('opgen generate on a project', () => {
+  it('warns when the kind\'s runtime declaration disagrees with its CRD\'s scope or plural (a marker changed alone)', async () => {
+    const dir = copyFixture('generate/memcached');
+    const types = join(dir, 'src/api/v1alpha1/memcached-types.ts');
+    const declaration = "export const Memcached = groupVersion('cache.example.com', 'v1alpha1').kind<Memcached>('Memcached', { plural: 'memcacheds', namespaced: true });\n";
+    writeFileSync(types, readFileSync(types, 'utf8') + declaration);
+    const agreeing = await run(dir);
+    expect(agreeing.code).toBe(0);
+    expect(agreeing.lines.filter((l) => l.startsWith('warning'))).toEqual([]);
+
+    // What a kubebuilder user does: make the kind cluster-scoped and rename its resource in the marker only.
+    const text = readFileSync(types, 'utf8');
+    writeFileSync(types, text.replace('// +kubebuilder:resource:shortName=mc;mcd,categories=all', '// +kubebuilder:resource:shortName=mc;mcd,categories=all,scope=Cluster,path=caches'));
+    const line = text.split('\n').length - 1;
+    const at = (prop: string) => `src/api/v1alpha1/memcached-types.ts:${line}:${declaration.indexOf(prop) + 1}`;
+    const r = await run(dir);
+    expect(r.code).toBe(0);
+    expect(r.lines.filter((l) => l.startsWith('warning'))).toEqual([
+      `warning: ${at('plural')}: Memcached is declared with plural 'memcacheds', but its CRD serves 'caches' (+kubebuilder:resource:path): the client would ask for a resource that does not exist (set plural: 'caches', or change the marker)`,
+      `warning: ${at('namespaced')}: Memcached is declared namespaced: true, but its CRD is cluster-scoped (+kubebuilder:resource:scope=Cluster): the client would send requests the API server does not serve (set namespaced: false, or change the marker)`,
+    ]);
+
+    writeFileSync(types, readFileSync(types, 'utf8').replace("{ plural: 'memcacheds', namespaced: true }", "{ plural: 'caches', namespaced: false }"));
+    expect((await run(dir)).lines.filter((l) => l.startsWith('warning'))).toEqual([]);
+  });
+
   it('writes the CRD, role and webhook manifests, then finds nothing to do on a second run', async () => {
     const dir = copyFixture('generate/memcached');
     const first = await run(dir);
