@@ -303,3 +303,51 @@ ${KIND}`,
     ).toBe("src/api/v1/types.ts:5:7: error: syntax error: Type expected. (fix the TypeScript; tsc --noEmit reports the same)");
   });
 });
+
+describe('typed built-in kinds from @opgen/runtime/kubernetes (corev1.Container, as Go code names them)', () => {
+  it('give the schema of the same Go type as the @kubernetes/client-node model (which the parity suite checks against controller-gen)', async () => {
+    const viaRuntime = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}import type { appsv1, corev1, metav1 } from '@opgen/runtime/kubernetes';
+import * as eventsv1 from '@opgen/runtime/kubernetes/eventsv1';
+import type { Affinity } from '@opgen/runtime/kubernetes/corev1';
+export interface WidgetSpec {
+  sidecars?: corev1.Container[];
+  affinity?: Affinity;
+  strategy?: appsv1.DeploymentStrategy;
+  coreEvent?: corev1.Event;
+  event?: eventsv1.Event;
+  since?: metav1.Time;
+}
+${KIND}`,
+    });
+    const viaClientNode = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}import type { CoreV1Event, EventsV1Event, V1Affinity, V1Container, V1DeploymentStrategy } from '@kubernetes/client-node';
+import type { Time } from '@opgen/runtime';
+export interface WidgetSpec {
+  sidecars?: V1Container[];
+  affinity?: V1Affinity;
+  strategy?: V1DeploymentStrategy;
+  coreEvent?: CoreV1Event;
+  event?: EventsV1Event;
+  since?: Time;
+}
+${KIND}`,
+    });
+    const spec = specOf(viaRuntime['test.example.com_widgets.yaml']);
+    expect(spec.properties.sidecars.items.required).toEqual(['name']);
+    expect(spec.properties.coreEvent.properties.involvedObject).toBeDefined();
+    expect(spec.properties.event.properties.regarding).toBeDefined();
+    expect(spec).toEqual(specOf(viaClientNode['test.example.com_widgets.yaml']));
+  });
+
+  it('refuses a name the group-version does not have, naming it', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${IMPORTS}import type { corev1 } from '@opgen/runtime/kubernetes';\nexport interface WidgetSpec { c?: corev1.Contaner }\n${KIND}`,
+      }),
+    ).toMatch(/^src\/api\/v1\/types\.ts:\d+:\d+: error: Widget\.spec\.c: corev1\.Contaner is not a Kubernetes type opgen knows \(/);
+  });
+});

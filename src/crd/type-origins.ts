@@ -56,9 +56,34 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
       }
       return { kind: 'schema', schema, named: true };
     }
-    return refused(`cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE} and ${KUBERNETES_MODULE}; declare the type in your API folder`);
+    const groupVersion = /^@opgen\/runtime\/kubernetes\/([a-z]+?)(v\d+(?:(?:alpha|beta)\d+)?)$/.exec(r.module);
+    if (groupVersion) return runtimeKubernetesOrigin(kubernetes, groupVersion[1]!, groupVersion[2]!, r.name);
+    return refused(`cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE}, ${RUNTIME_MODULE}/kubernetes and ${KUBERNETES_MODULE}; declare the type in your API folder`);
   }
   if (r.kind === 'constant') return refused(`${name} is a value, not a type`, `for its values as an enum write (typeof ${name})[number]`);
   if (argCount > 0) return refused(`generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface');
   return { kind: 'declaration', file: r.file, decl: r.decl };
+}
+
+const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * `corev1.Container` from @opgen/runtime/kubernetes (the Go code's names): the same schema as the
+ * @kubernetes/client-node model of that Go type, `V1Container` — or `CoreV1Event` where client-node
+ * prefixes the group because two groups have the kind. metav1's types are @opgen/runtime's known types.
+ */
+function runtimeKubernetesOrigin(kubernetes: KubernetesModels | undefined, group: string, version: string, name: string): TypeOrigin {
+  const at = `${group}${version}.${name}`;
+  if (group === 'meta') {
+    const known = knownTypeSchema(name);
+    if (!known) return { kind: 'refused', message: `${at} has no CRD schema`, fix: `use one of ${KNOWN_TYPE_NAMES.join(', ')} from ${RUNTIME_MODULE}` };
+    return { kind: 'schema', schema: known, named: true };
+  }
+  if (!kubernetes) return { kind: 'refused', message: `${at} needs the Kubernetes model schemas, which this opgen build lacks`, fix: 'reinstall opgen' };
+  const candidates = [`${capitalize(group)}${capitalize(version)}${name}`, `${capitalize(version)}${name}`];
+  for (const model of candidates) {
+    const schema = kubernetes.kubernetesModelSchema(model);
+    if (schema) return { kind: 'schema', schema, named: true };
+  }
+  return { kind: 'refused', message: `${at} is not a Kubernetes type opgen knows`, fix: `use a type of ${group}${version} in @opgen/runtime/kubernetes, or a V1... model from ${KUBERNETES_MODULE}` };
 }

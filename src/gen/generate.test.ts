@@ -216,7 +216,7 @@ describe('opgen generate refuses bad input with one line per problem and writes 
     ],
     [
       'unresolved-import',
-      'src/api/v1/types.ts:5:11: error: Widget.spec.thing: cannot read type Thing from some-lib (opgen reads only relative imports, @opgen/runtime and @kubernetes/client-node; declare the type in your API folder)',
+      'src/api/v1/types.ts:5:11: error: Widget.spec.thing: cannot read type Thing from some-lib (opgen reads only relative imports, @opgen/runtime, @opgen/runtime/kubernetes and @kubernetes/client-node; declare the type in your API folder)',
     ],
     ['scale-path', 'src/api/v1/types.ts:8:4: error: Widget: scale specpath ".replicas" is not under .spec (use a path such as .spec.replicas)'],
     [

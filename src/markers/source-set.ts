@@ -172,6 +172,10 @@ export class SourceSet {
     const dot = name.indexOf('.');
     if (dot >= 0) {
       const ns = file.imports.get(name.slice(0, dot));
+      // `import type { corev1 } from '@opgen/runtime/kubernetes'`: a group-version namespace, as its own entry point.
+      if (ns && ns.module === KUBERNETES_TYPES_MODULE && ns.name !== '*' && ns.name !== 'default') {
+        return { kind: 'module', module: `${KUBERNETES_TYPES_MODULE}/${ns.name}`, name: name.slice(dot + 1) };
+      }
       if (!ns || ns.name !== '*') return { kind: 'unresolved', reason: `${name.slice(0, dot)} is not a namespace import` };
       return this.fromModule(file, ns.module, name.slice(dot + 1), seen);
     }
@@ -222,6 +226,9 @@ export class SourceSet {
     return { kind: 'unresolved', reason: `cannot find ${module} from ${file.display}` };
   }
 }
+
+/** @opgen/runtime's typed built-in kinds: one namespace per group-version (corev1, appsv1, ...). */
+export const KUBERNETES_TYPES_MODULE = '@opgen/runtime/kubernetes';
 
 /** Position of a node as file:line:col. */
 export function positionOf(file: LoadedFile, node: TS.Node): { file: string; line: number; column: number } {
