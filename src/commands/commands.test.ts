@@ -56,6 +56,31 @@ describe('opgen init', () => {
     expect(read('src/main.ts')).toContain('Licensed under the Apache License');
   });
 
+  it('says how to install from the packed tarballs when npm install fails (opgen not on the registry)', async () => {
+    // npm offline with an empty cache: it cannot fetch @opgen/runtime, as with a registry that lacks it.
+    const saved = { offline: process.env.npm_config_offline, cache: process.env.npm_config_cache, agent: process.env.npm_config_user_agent };
+    const cache = mkdtempSync(join(tmpdir(), 'opgen-npm-cache-'));
+    Object.assign(process.env, { npm_config_offline: 'true', npm_config_cache: cache, npm_config_user_agent: 'npm/10' });
+    try {
+      const r = await opgen(dir, 'init', '--domain', 'example.com');
+      expect(r.code).toBe(1);
+      const line = r.stderr.trimEnd();
+      expect(line.split('\n')).toHaveLength(1);
+      expect(line.startsWith('--skip-install: error: `npm install` failed (')).toBe(true);
+      const v = opgenVersion();
+      expect(line.endsWith(
+        `(the project files are written; fix the problem and run \`npm install\`; if your registry lacks opgen or @opgen/runtime, install their packed tarballs instead: \`npm install <path>/opgen-${v}.tgz <path>/opgen-runtime-${v}.tgz\`)`,
+      )).toBe(true);
+      expect(existsSync(join(dir, 'PROJECT'))).toBe(true);
+    } finally {
+      for (const [k, v] of [['npm_config_offline', saved.offline], ['npm_config_cache', saved.cache], ['npm_config_user_agent', saved.agent]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('is deterministic: the same flags give the same bytes', async () => {
     await init();
     const first = snapshot(dir);

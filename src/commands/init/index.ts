@@ -88,7 +88,7 @@ async function installDependencies(ctx: CommandContext): Promise<void> {
   const { execa } = await import('execa');
   const result = await execa(pm, ['install'], { cwd: ctx.cwd, stdio: 'inherit', reject: false });
   if (result.failed) {
-    throw new OpgenError(`\`${pm} install\` failed (${result.shortMessage})`, { flag: '--skip-install' }, `the project files are written; fix the problem and run \`${pm} install\``);
+    throw new OpgenError(`\`${pm} install\` failed (${result.shortMessage})`, { flag: '--skip-install' }, `the project files are written; fix the problem and run \`${pm} install\`; if your registry lacks opgen or @opgen/runtime, install their packed tarballs instead: \`${pm} ${pm === 'npm' ? 'install' : 'add'} <path>/opgen-${opgenVersion()}.tgz <path>/opgen-runtime-${opgenVersion()}.tgz\``);
   }
 }
 
