@@ -76,7 +76,8 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
 
   if (!o.skipInstall) await installDependencies(ctx);
   ctx.out('Next: define a resource with:');
-  ctx.out('$ opgen create api --group <group> --version v1alpha1 --kind <Kind>');
+  // opgen is a dev dependency of the project, not on PATH: npx finds it in node_modules/.bin.
+  ctx.out('$ npx opgen create api --group <group> --version v1alpha1 --kind <Kind>');
   return 0;
 }
 
