@@ -79,6 +79,31 @@ describe('module loading', () => {
     expect(modules.filter((m) => clientNode.test(m))).toEqual([]);
   });
 
+  it('an operator in a pod (service account, no kubeconfig file) loads no yaml', () => {
+    const sa = join(work, 'serviceaccount');
+    mkdirSync(sa, { recursive: true });
+    writeFileSync(join(sa, 'token'), 'sa-t0ken');
+    writeFileSync(
+      join(work, 'in-cluster.mjs'),
+      [
+        `const { createManager, loadKubeConfig, silentLogger } = await import(${JSON.stringify(runtimeDist)});`,
+        `const kc = await loadKubeConfig({ serviceAccountDir: ${JSON.stringify(sa)} });`,
+        'const mgr = await createManager({ kubeConfig: kc, logger: silentLogger() });',
+        "console.log('server', mgr.kubeConfig.getCurrentCluster()?.server);",
+      ].join('\n'),
+    );
+    const log = join(work, 'load-in-cluster.log');
+    writeFileSync(log, '');
+    const env: NodeJS.ProcessEnv = { ...process.env, OPGEN_LOAD_LOG: log, HOME: work, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    delete env.KUBECONFIG;
+    const r = spawnSync(process.execPath, ['--import', moduleLog, join(work, 'in-cluster.mjs')], { cwd: work, env, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('server https://10.0.0.1:443\n');
+    const modules = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((m) => m.endsWith('/runtime/dist/index.js'))).toBe(true);
+    expect(modules.filter((m) => m.includes('/node_modules/yaml/'))).toEqual([]);
+  });
+
   it('a legacy auth-provider user falls back to client-node, which loads dist/gen (the check above can fail)', () => {
     const { stdout, modules } = loadedModules(kubeconfig('auth-provider', { 'auth-provider': { name: 'oidc', config: { 'id-token': 'x', 'client-id': 'y', 'idp-issuer-url': 'https://issuer.example.com' } } }));
     expect(stdout).toBe('server https://127.0.0.1:6443\n');

@@ -2,8 +2,18 @@
 // loader.go): for a $KUBECONFIG list, the first file that defines a cluster, user or context name
 // wins, and so does the first file that sets current-context.
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
 import { KubeConfigError, displayPath } from './errors.js';
+
+// yaml is loaded with the first kubeconfig file read, not with the runtime: an operator in a pod reads
+// its service account and no file, and never pays for it (~2.5 MB of idle RSS beside prom-client,
+// docs/runtime-performance.md). yaml's "node" export is CommonJS, so require() loads it synchronously.
+const requireHere = createRequire(import.meta.url);
+let yamlParse: ((text: string) => unknown) | undefined;
+function parse(text: string): unknown {
+  yamlParse ??= (requireHere('yaml') as typeof import('yaml')).parse;
+  return yamlParse(text);
+}
 
 export interface RawCluster {
   server?: string;
