@@ -41,6 +41,8 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
     session.last = undefined;
     try {
       await generateCommand(o, (line) => written.push(line), session);
+      // Folders are watched before the status line says so: a save right after it is seen.
+      updateWatchers(o, session, watchers, schedule, ctx);
       for (const line of written) ctx.out(line);
       const last = lastRun(session)!;
       const files = last.files.join('\n');
@@ -52,6 +54,7 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
       lastFiles = files;
       lastErrors = '';
     } catch (err) {
+      updateWatchers(o, session, watchers, schedule, ctx);
       for (const line of written) ctx.out(line); // warnings printed before the errors were found
       // Wrong flags (no PROJECT and no --paths, a path that does not exist): nothing to watch; the CLI prints it.
       if (firstRun && isOpgenError(err) && !hasFilePosition(err)) throw err;
@@ -68,7 +71,6 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
       lastFiles = files;
     }
     firstRun = false;
-    updateWatchers(o, session, watchers, schedule, ctx);
   };
 
   function schedule(): void {
@@ -80,17 +82,28 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
-      running = runOnce().then(() => {
-        running = undefined;
-        if (pending && !stop.aborted) {
-          pending = false;
-          schedule();
-        }
-      });
+      running = runOnce().then(settle);
     }, DEBOUNCE_MS);
   }
 
-  await runOnce();
+  /** After a run: a change seen while it ran starts the next one. */
+  function settle(): void {
+    running = undefined;
+    if (pending && !stop.aborted) {
+      pending = false;
+      schedule();
+    }
+  }
+
+  // The scanned folders are watched from the start, so a save during the first (full) run is not lost.
+  updateWatchers(o, session, watchers, schedule, ctx);
+  running = runOnce().then(settle);
+  try {
+    await running;
+  } catch (err) {
+    closeAll(watchers);
+    throw err;
+  }
   await new Promise<void>((done) => {
     if (stop.aborted) done();
     else stop.addEventListener('abort', () => done(), { once: true });
