@@ -33,7 +33,7 @@ bash "$here/test-assets.sh" >/dev/null
 wait_for_lock "$OUT" cluster-assets
 if have_all; then echo "$OUT"; exit 0; fi
 
-command -v go >/dev/null 2>&1 || { log "go is not installed; it is needed to build kube-controller-manager, kube-scheduler and kwok"; exit 1; }
+need_go cluster-assets "build kube-controller-manager, kube-scheduler and kwok"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 work="$(mktemp -d "${TMPDIR:-/tmp}/opgen-cluster-assets-XXXXXX")"
 trap 'rm -rf "$work"' EXIT

@@ -14,16 +14,16 @@ wait_for_lock() {
   fi
 }
 
-# need_go <label> <what>: a one-line error and exit 1 when go is missing.
+# need_go <label> <what go is needed for>: a one-line error and exit 1 when go is missing.
 need_go() {
-  command -v go >/dev/null 2>&1 || { echo "$1: go is not installed; it is needed to build $2" >&2; exit 1; }
+  command -v go >/dev/null 2>&1 || { echo "$1: go is not installed; it is needed to $2" >&2; exit 1; }
 }
 
 # go_install <label> <package@version> <binary>: `go install` into a temporary folder beside <binary>
 # first, so an interrupted build never leaves a half-written binary behind.
 go_install() {
   local label="$1" pkg="$2" bin="$3" tmp
-  need_go "$label" "${pkg%@*}"
+  need_go "$label" "build ${pkg%@*}"
   echo "$label: installing $pkg (first run only)" >&2
   mkdir -p "$(dirname "$bin")"
   tmp="$(mktemp -d "$(dirname "$bin")/.install-XXXXXX")"

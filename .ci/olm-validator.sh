@@ -19,7 +19,7 @@ if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 wait_for_lock "$OUT" olm-validator
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 
-command -v go >/dev/null 2>&1 || { echo "olm-validator: go is not installed; it is needed to build the OLM checker" >&2; exit 1; }
+need_go olm-validator "build the OLM checker"
 echo "olm-validator: building the checker on github.com/operator-framework/api@$VERSION (first run only)" >&2
 mkdir -p "$OUT"
 # Build into a temporary name first, so an interrupted build never leaves a half-written binary behind.

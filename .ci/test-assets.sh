@@ -42,7 +42,7 @@ if have_all; then echo "$OUT"; exit 0; fi
 wait_for_lock "$OUT" test-assets
 if have_all; then echo "$OUT"; exit 0; fi
 
-command -v go >/dev/null 2>&1 || { log "go is not installed; it is needed to build kube-apiserver and etcd"; exit 1; }
+need_go test-assets "build kube-apiserver and etcd"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 work="$(mktemp -d "${TMPDIR:-/tmp}/opgen-assets-XXXXXX")"
 trap 'rm -rf "$work"' EXIT

@@ -17,7 +17,7 @@ FILES=(cert-manager.io_certificates.yaml cert-manager.io_issuers.yaml monitoring
 complete() { for f in "${FILES[@]}"; do [ -s "$OUT/$f" ] || return 1; done; }
 if complete; then echo "$OUT"; exit 0; fi
 
-command -v go >/dev/null 2>&1 || { echo "third-party-crds: go is not installed; it downloads the modules holding the CRDs" >&2; exit 1; }
+need_go third-party-crds "download the modules holding the CRDs"
 wait_for_lock "$OUT" third-party-crds
 if complete; then echo "$OUT"; exit 0; fi
 
