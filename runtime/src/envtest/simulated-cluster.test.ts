@@ -2,7 +2,7 @@
 // API server. Everything checked here is those components' own behaviour: the Deployment and ReplicaSet
 // controllers, the scheduler binding pods to the fake node, kwok's stages making them Running and
 // Ready, and the garbage collector deleting dependents in the background and in the foreground.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,13 @@ describe('simulatedCluster binaries', () => {
       expect(err).toBeInstanceOf(MissingBinariesError);
       expect((err as Error).message).toContain('simulatedCluster needs kube-controller-manager, kube-scheduler, kwok');
       expect((err as Error).message).toContain('export OPGEN_CLUSTER_ASSETS=$(bash .ci/cluster-assets.sh)');
+
+      // A complete folder in the cache root (as cluster-assets.sh leaves it) is named, not used.
+      const built = join(scratch, 'cache', 'cluster-k8s-1.36.3-kwok-0.7.0');
+      mkdirSync(built, { recursive: true });
+      for (const b of ['kube-controller-manager', 'kube-scheduler', 'kwok']) writeFileSync(join(built, b), '#!/bin/sh\n', { mode: 0o755 });
+      writeFileSync(join(built, 'kwok-stages.yaml'), '');
+      expect(() => findClusterBinaries({}, undefined, env)).toThrow(`This machine has them in ${built}: \`export OPGEN_CLUSTER_ASSETS=${built}\``);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -1,26 +1,10 @@
-// Where test binaries are cached: opgen's own folder (downloads and Go builds, the one .ci/test-assets.sh
+// Test binaries already cached: in opgen's own folder (downloads and Go builds, the one .ci/test-assets.sh
 // fills too) and, read-only, kubebuilder's setup-envtest store, so binaries a Go user already has are used.
-import { accessSync, constants, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+// Both roots are defined in internal/binaries.ts, whose error message names them too.
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { executable } from '../internal/binaries.js';
 import { compareVersions, versionMatches } from './releases.js';
-
-/** opgen's cache: $OPGEN_ASSETS_CACHE, else $XDG_CACHE_HOME/opgen/envtest, else ~/.cache/opgen/envtest. */
-export function opgenCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OPGEN_ASSETS_CACHE || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'opgen', 'envtest');
-}
-
-/** setup-envtest's stores (`<version>-<os>-<arch>` folders) on Linux and macOS. */
-export function setupEnvtestStores(env: NodeJS.ProcessEnv = process.env): string[] {
-  return [
-    join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'kubebuilder-envtest', 'k8s'),
-    join(homedir(), 'Library', 'Application Support', 'io.kubebuilder.envtest', 'k8s'),
-  ];
-}
-
-export function executable(path: string): boolean {
-  try { accessSync(path, constants.X_OK); return true; } catch { return false; }
-}
 
 export interface CachedAssets { folder: string; version: string }
 

@@ -3,9 +3,9 @@
 // startTestEnv calls when nothing is configured.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { findBinaries, MissingBinariesError, type Binaries } from '../internal/binaries.js';
+import { findBinaries, MissingBinariesError, opgenCacheRoot, setupEnvtestStores, type Binaries } from '../internal/binaries.js';
 import { buildFromGoProxy, haveGo } from './build.js';
-import { findCached, opgenCacheRoot, setupEnvtestStores } from './cache.js';
+import { findCached } from './cache.js';
 import { ChecksumMismatchError, downloadRelease, fetchText } from './download.js';
 import { withLock } from './lock.js';
 import { silentProgress, stderrProgress, type ProgressSink } from './progress.js';

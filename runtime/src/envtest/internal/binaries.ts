@@ -12,8 +12,27 @@ export class MissingBinariesError extends Error {
   override readonly name = 'MissingBinariesError';
 }
 
-function executable(path: string): boolean {
+export function executable(path: string): boolean {
   try { accessSync(path, constants.X_OK); return true; } catch { return false; }
+}
+
+/** `override` when set (if it is executable), else the first executable `name` in `folders`. */
+export function findExecutable(name: string, override: string | undefined, folders: string[]): string | undefined {
+  if (override) return executable(override) ? override : undefined;
+  return folders.map((f) => join(f, name)).find(executable);
+}
+
+/** opgen's cache: $OPGEN_ASSETS_CACHE, else $XDG_CACHE_HOME/opgen/envtest, else ~/.cache/opgen/envtest. */
+export function opgenCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.OPGEN_ASSETS_CACHE || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'opgen', 'envtest');
+}
+
+/** setup-envtest's stores (`<version>-<os>-<arch>` folders) on Linux and macOS. */
+export function setupEnvtestStores(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [
+    join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'kubebuilder-envtest', 'k8s'),
+    join(homedir(), 'Library', 'Application Support', 'io.kubebuilder.envtest', 'k8s'),
+  ];
 }
 
 /**
@@ -21,13 +40,7 @@ function executable(path: string): boolean {
  * test-assets.sh cache and setup-envtest's store. Only suggested in the error, never used silently.
  */
 function knownAssetFolders(env: NodeJS.ProcessEnv): string[] {
-  const home = homedir();
-  const roots = [
-    join(env.OPGEN_ASSETS_CACHE ?? join(env.XDG_CACHE_HOME ?? join(home, '.cache'), 'opgen', 'envtest')),
-    join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'kubebuilder-envtest', 'k8s'),
-    join(home, 'Library', 'Application Support', 'io.kubebuilder.envtest', 'k8s'),
-  ];
-  return roots.flatMap((root) => {
+  return [opgenCacheRoot(env), ...setupEnvtestStores(env)].flatMap((root) => {
     try {
       return readdirSync(root).sort().reverse().map((d) => join(root, d));
     } catch {
@@ -42,12 +55,8 @@ function knownAssetFolders(env: NodeJS.ProcessEnv): string[] {
  */
 export function findBinaries(assetsDirectory?: string, env: NodeJS.ProcessEnv = process.env): Binaries {
   const folders = [assetsDirectory, env.KUBEBUILDER_ASSETS, DEFAULT_ASSETS].filter((f): f is string => !!f);
-  const find = (name: string, override: string | undefined): string | undefined => {
-    if (override) return executable(override) ? override : undefined;
-    return folders.map((f) => join(f, name)).find(executable);
-  };
-  const kubeApiserver = find('kube-apiserver', env.TEST_ASSET_KUBE_APISERVER);
-  const etcd = find('etcd', env.TEST_ASSET_ETCD);
+  const kubeApiserver = findExecutable('kube-apiserver', env.TEST_ASSET_KUBE_APISERVER, folders);
+  const etcd = findExecutable('etcd', env.TEST_ASSET_ETCD, folders);
   if (kubeApiserver && etcd) return { kubeApiserver, etcd };
   const missing = [!kubeApiserver && 'kube-apiserver', !etcd && 'etcd'].filter(Boolean).join(' and ');
   const looked = [

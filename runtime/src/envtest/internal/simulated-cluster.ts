@@ -4,10 +4,9 @@
 // pods through its stages (scheduled → Running and Ready; deleted → gone) without a container runtime.
 // The flags follow what kwokctl passes in its "binary" runtime (sigs.k8s.io/kwok
 // pkg/kwokctl/components), trimmed to what a test needs: no serving ports, admin credentials.
-import { accessSync, constants, existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MissingBinariesError } from './binaries.js';
+import { executable, findExecutable, MissingBinariesError, opgenCacheRoot } from './binaries.js';
 import { poll, type AdminClient } from './admin-client.js';
 import { logTail, spawnGroup, type Reaper, type Spawned } from './process.js';
 
@@ -31,13 +30,9 @@ export interface ClusterBinaries {
 
 const STAGES_FILE = 'kwok-stages.yaml';
 
-function executable(path: string): boolean {
-  try { accessSync(path, constants.X_OK); return true; } catch { return false; }
-}
-
 /** Complete folders built by .ci/cluster-assets.sh on this machine: suggested in the error, never used silently. */
 function cachedClusterFolders(env: NodeJS.ProcessEnv): string[] {
-  const root = env.OPGEN_ASSETS_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'opgen', 'envtest');
+  const root = opgenCacheRoot(env);
   try {
     return readdirSync(root).filter((d) => d.startsWith('cluster-')).sort().reverse().map((d) => join(root, d))
       .filter((folder) => ['kube-controller-manager', 'kube-scheduler', 'kwok'].every((b) => executable(join(folder, b))) && existsSync(join(folder, STAGES_FILE)));
@@ -56,13 +51,9 @@ export function findClusterBinaries(
 ): ClusterBinaries {
   const folders = [opts.binaryAssetsDirectory, env.OPGEN_CLUSTER_ASSETS, apiServerFolder, env.KUBEBUILDER_ASSETS]
     .filter((f): f is string => !!f);
-  const find = (name: string, override: string | undefined): string | undefined => {
-    if (override) return executable(override) ? override : undefined;
-    return folders.map((f) => join(f, name)).find(executable);
-  };
-  const kubeControllerManager = find('kube-controller-manager', env.TEST_ASSET_KUBE_CONTROLLER_MANAGER);
-  const kubeScheduler = find('kube-scheduler', env.TEST_ASSET_KUBE_SCHEDULER);
-  const kwok = find('kwok', env.TEST_ASSET_KWOK);
+  const kubeControllerManager = findExecutable('kube-controller-manager', env.TEST_ASSET_KUBE_CONTROLLER_MANAGER, folders);
+  const kubeScheduler = findExecutable('kube-scheduler', env.TEST_ASSET_KUBE_SCHEDULER, folders);
+  const kwok = findExecutable('kwok', env.TEST_ASSET_KWOK, folders);
   const kwokStages = kwok ? join(dirname(kwok), STAGES_FILE) : undefined;
   if (kubeControllerManager && kubeScheduler && kwok && kwokStages && existsSync(kwokStages)) {
     return { kubeControllerManager, kubeScheduler, kwok, kwokStages };
