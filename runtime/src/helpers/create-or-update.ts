@@ -3,7 +3,7 @@
 import type { KubeObject } from '../api/types.js';
 import type { ResourceKind } from '../api/kind.js';
 import type { Reader, Writer, StatusWriter } from '../client/client.js';
-import { isNotFound } from '../client/errors.js';
+import { ignoreNotFound } from '../client/errors.js';
 
 export type OperationResult = 'created' | 'updated' | 'unchanged';
 
@@ -57,11 +57,22 @@ function fill<T extends object>(obj: T, from: T): void {
   Object.assign(obj, structuredClone(from));
 }
 
-async function mutateChecked<T extends KubeObject>(obj: T, mutate: MutateFn<T>, key: { name: string; namespace?: string }): Promise<void> {
+/**
+ * The step both functions share: reads the stored object into `obj` (left as the caller built it when
+ * there is none), runs `mutate` on it, and refuses a changed name or namespace. Returns what was stored.
+ */
+async function readAndMutate<T extends KubeObject>(client: Reader, kind: ResourceKind<T>, obj: T, mutate: MutateFn<T>): Promise<{ key: { name: string; namespace?: string }; existing?: T }> {
+  const key = keyOf(obj);
+  const existing = await client.get(kind, key).catch((err: unknown) => {
+    ignoreNotFound(err);
+    return undefined;
+  });
+  if (existing) fill(obj, existing);
   await mutate(obj);
   if (obj.metadata?.name !== key.name || (obj.metadata?.namespace || undefined) !== (key.namespace || undefined)) {
     throw new MutateChangedKeyError(`mutate changed the object's name or namespace (was ${key.namespace ? `${key.namespace}/` : ''}${key.name}); it may only change the other fields`);
   }
+  return { key, existing };
 }
 
 /**
@@ -73,18 +84,11 @@ async function mutateChecked<T extends KubeObject>(obj: T, mutate: MutateFn<T>, 
  * the request is retried.
  */
 export async function createOrUpdate<T extends KubeObject>(client: ReadWriter, kind: ResourceKind<T>, obj: T, mutate: MutateFn<T>): Promise<OperationResult> {
-  const key = keyOf(obj);
-  let existing: T;
-  try {
-    existing = await client.get(kind, key);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await mutateChecked(obj, mutate, key);
+  const { existing } = await readAndMutate(client, kind, obj, mutate);
+  if (!existing) {
     fill(obj, await client.create(kind, obj));
     return 'created';
   }
-  fill(obj, existing);
-  await mutateChecked(obj, mutate, key);
   if (jsonEqual(existing, obj)) return 'unchanged';
   fill(obj, await client.update(kind, obj));
   return 'updated';
@@ -100,13 +104,8 @@ export async function createOrPatch<T extends KubeObject>(
   obj: T,
   mutate: MutateFn<T>,
 ): Promise<OperationResult> {
-  const key = keyOf(obj);
-  let existing: T;
-  try {
-    existing = await client.get(kind, key);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await mutateChecked(obj, mutate, key);
+  const { key, existing } = await readAndMutate(client, kind, obj, mutate);
+  if (!existing) {
     const status = (obj as { status?: unknown }).status;
     const created = await client.create(kind, obj);
     // Status is ignored on create when the kind has a status subresource: write it after, as CreateOrPatch does.
@@ -115,8 +114,6 @@ export async function createOrPatch<T extends KubeObject>(
     } else fill(obj, created);
     return 'created';
   }
-  fill(obj, existing);
-  await mutateChecked(obj, mutate, key);
   const { status: beforeStatus, ...beforeRest } = existing as T & { status?: unknown };
   const { status: afterStatus, ...afterRest } = obj as T & { status?: unknown };
   const specPatch = mergePatchFrom(beforeRest, afterRest);
