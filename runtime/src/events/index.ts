@@ -9,7 +9,7 @@ import { format } from 'node:util';
 import { groupVersion } from '../api/kind.js';
 import type { KubeObject, MicroTime, ObjectMeta } from '../api/types.js';
 import { Event as CoreEvent, type ObjectReference } from '../api/builtins.js';
-import { microTime } from '../api/internal/micro-time.js';
+import { metaTime, microTime } from '../api/internal/micro-time.js';
 import type { Writer } from '../client/client.js';
 import { isForbidden } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
@@ -112,7 +112,7 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
       };
       return opts.writer.create(EventsV1Event, event);
     }
-    const time = e.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const time = metaTime(e.at);
     return opts.writer.create(CoreEvent, {
       apiVersion: 'v1',
       kind: 'Event',
@@ -193,7 +193,7 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
         const at = new Date();
         const patched = createdIn === 'events.k8s.io'
           ? opts.writer.patch(EventsV1Event, { namespace: seen.namespace, name: seen.name }, { type: 'merge', body: { series: { count, lastObservedTime: microTime(at) } } })
-          : opts.writer.patch(CoreEvent, { namespace: seen.namespace, name: seen.name }, { type: 'merge', body: { count, lastTimestamp: at.toISOString().replace(/\.\d{3}Z$/, 'Z') } });
+          : opts.writer.patch(CoreEvent, { namespace: seen.namespace, name: seen.name }, { type: 'merge', body: { count, lastTimestamp: metaTime(at) } });
         return patched.then(
           () => createdIn,
           (err: unknown) => {

@@ -1,13 +1,14 @@
 // Status conditions with apimachinery's meta.SetStatusCondition semantics: one condition per type,
 // lastTransitionTime moves only when status changes, and reason/message/observedGeneration are
 // refreshed in place.
+import { metaTime } from '../api/internal/micro-time.js';
 import type { Condition } from '../api/types.js';
 
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
 
 /** metav1.Time: RFC 3339 with second precision. */
 export function nowTime(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return metaTime(new Date());
 }
 
 /**
