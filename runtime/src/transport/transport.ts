@@ -105,30 +105,35 @@ export class Transport {
 
   /** Opens a watch and yields its events until the server ends the stream or `signal` aborts. */
   async *watch(path: string, query: Query, signal: AbortSignal): AsyncGenerator<WatchEvent> {
-    const all = anySignal([signal, this.stop])!;
-    const res = await this.send('GET', path, { query: { ...query, watch: true }, signal: all });
-    const code = res.statusCode ?? 0;
-    if (code < 200 || code > 299) {
-      const text = await readBody(res);
-      if (code === 401) this.rejected();
-      throw toApiError(code, text, `watch ${path}`);
-    }
-    res.setEncoding('utf8');
-    // Iterating the response itself (not readline) makes a connection cut mid-stream reject here.
-    let buffered = '';
+    // No deadline: a watch lasts as long as the server keeps it open.
+    const scope = new RequestScope([signal, this.stop], 0);
     try {
-      for await (const chunk of res) {
-        buffered += chunk as string;
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline).trim();
-          buffered = buffered.slice(newline + 1);
-          if (line !== '') yield JSON.parse(line) as WatchEvent;
-        }
+      const res = await this.send('GET', path, { query: { ...query, watch: true }, signal: scope.signal });
+      const code = res.statusCode ?? 0;
+      if (code < 200 || code > 299) {
+        const text = await readBody(res);
+        if (code === 401) this.rejected();
+        throw toApiError(code, text, `watch ${path}`);
       }
-      if (buffered.trim() !== '') yield JSON.parse(buffered) as WatchEvent;
+      res.setEncoding('utf8');
+      // Iterating the response itself (not readline) makes a connection cut mid-stream reject here.
+      let buffered = '';
+      try {
+        for await (const chunk of res) {
+          buffered += chunk as string;
+          let newline: number;
+          while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, newline).trim();
+            buffered = buffered.slice(newline + 1);
+            if (line !== '') yield JSON.parse(line) as WatchEvent;
+          }
+        }
+        if (buffered.trim() !== '') yield JSON.parse(buffered) as WatchEvent;
+      } finally {
+        res.destroy();
+      }
     } finally {
-      res.destroy();
+      scope.end();
     }
   }
 
@@ -246,9 +251,9 @@ function readBody(res: http.IncomingMessage): Promise<string> {
 }
 
 /**
- * The cancellation of one request: it aborts when the caller's signal or the transport's stop does,
- * or when the deadline passes. One AbortController and one timer, both released as soon as the
- * request ends: AbortSignal.timeout() would keep its timer and the request's signals alive for the
+ * The cancellation of one request or watch: it aborts when the caller's signal or the transport's stop
+ * does, or when the deadline (none for a watch) passes. One AbortController and one timer, both
+ * released as soon as the request ends: AbortSignal.timeout() would keep its timer and the request's signals alive for the
  * whole deadline (60 s) after the answer, thousands of them under load, and AbortSignal.any() ties
  * every request to the long-lived stop signal.
  */
@@ -285,12 +290,6 @@ class RequestScope {
     clearTimeout(this.timer);
     for (const s of this.sources) s.removeEventListener('abort', this.onAbort);
   }
-}
-
-/** One signal that aborts when any of `signals` does (undefined when there are none). */
-function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return present.length <= 1 ? present[0] : AbortSignal.any(present);
 }
 
 /**
