@@ -104,11 +104,19 @@ function median(xs: number[]): number {
  * Wall time suffers when other work shares the cores; CPU time much less.
  */
 function childrenCpuMs(): number | undefined {
+  // Fields 16 and 17 of proc(5), cutime and cstime.
+  return procStatCpuMs('self', 13);
+}
+
+/**
+ * Two adjacent CPU-time fields of /proc/<pid>/stat summed, in ms: `at` indexes the fields after the
+ * command name (proc(5)'s field 3 is index 0). Clock ticks are 100 per second on Linux.
+ */
+function procStatCpuMs(pid: number | 'self', at: number): number | undefined {
   try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 16 and 17 of proc(5), cutime and cstime, in clock ticks (100 per second on Linux).
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+    return ((Number(fields[at]) + Number(fields[at + 1])) * 1000) / 100;
   } catch {
     return undefined;
   }
@@ -137,14 +145,8 @@ function time(label: string, cmd: string, args: string[], cwd: string): Timing {
 
 /** CPU time (user + system, ms) a running process has used, from /proc/<pid>/stat; undefined off Linux. */
 function processCpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of proc(5), utime and stime.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
+  // Fields 14 and 15 of proc(5), utime and stime.
+  return procStatCpuMs(pid, 11);
 }
 
 interface WatchTiming extends Timing {
