@@ -8,7 +8,6 @@ import type { ApiFolder, GeneratedCrd } from '../crd/index.js';
 import type { CrdOptions } from '../crd/crd-options.js';
 import type { JSONSchemaProps } from '../crd/json-schema.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile, type ParsedFile } from '../markers/index.js';
-import { managerNamespace, parseProject } from '../project/index.js';
 import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from './paths.js';
@@ -173,7 +172,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     } else if (target === 'rbac') {
       const { generateRoles } = await import('../rbac/index.js');
       const roles = generateRoles(packageMarkers, ROLE_NAME);
-      if (inProject) warnUnboundClusterRules(o.cwd, packageMarkers, out);
+      if (inProject) await warnUnboundClusterRules(o.cwd, packageMarkers, out);
       if (roles.length > 0) outputs.push({ abs: join(outDir, 'role.yaml'), content: await toYaml(roles) });
     } else {
       const { generateWebhooks } = await import('../webhook/index.js');
@@ -244,7 +243,10 @@ function warnIfTooLargeForClientSideApply(file: string, bytes: number, out: (lin
  * In a namespace-scoped project config/rbac binds only the Role: a marker without namespace= would give a
  * ClusterRole nobody binds, and the operator would miss that permission at run time.
  */
-function warnUnboundClusterRules(cwd: string, markers: CollectedMarker[], out: (line: string) => void): void {
+async function warnUnboundClusterRules(cwd: string, markers: CollectedMarker[], out: (line: string) => void): Promise<void> {
+  // Loaded here, not at the top: PROJECT's reader brings the yaml package, which `generate --check` on an
+  // unchanged project and `opgen markers` do not otherwise load.
+  const { managerNamespace, parseProject } = await import('../project/index.js');
   let project;
   try {
     project = parseProject(readFileSync(join(cwd, 'PROJECT'), 'utf8'));
