@@ -3,10 +3,9 @@
 // from the Go module proxy into a cache and prints the folder. globalSetup runs in vitest's main
 // process before the workers are forked, so setting process.env here reaches every test file
 // (runtime/src/envtest/errors.test.ts checks that).
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ciTool } from '../src/testdata/ci-tools.js';
 
 export default function setup(): void {
   provideAssets();
@@ -23,11 +22,8 @@ function onPath(command: string): boolean {
 }
 
 function provideAssets(): void {
-  if (process.env.KUBEBUILDER_ASSETS) return;
-  const script = fileURLToPath(new URL('../.ci/test-assets.sh', import.meta.url));
   try {
-    const folder = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-    process.env.KUBEBUILDER_ASSETS = folder;
+    process.env.KUBEBUILDER_ASSETS = ciTool('KUBEBUILDER_ASSETS', 'test-assets.sh');
   } catch {
     // Tests that need no API server still run; the envtest ones fail with MissingBinariesError.
     console.error('global-setup: .ci/test-assets.sh could not provide kube-apiserver and etcd (its output is above); ' +
@@ -42,10 +38,8 @@ function provideAssets(): void {
  * prints its progress; .ci/run builds them before the tests, so there this returns at once.
  */
 function provideClusterAssets(): void {
-  if (process.env.OPGEN_CLUSTER_ASSETS) return;
-  const script = fileURLToPath(new URL('../.ci/cluster-assets.sh', import.meta.url));
   try {
-    process.env.OPGEN_CLUSTER_ASSETS = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    process.env.OPGEN_CLUSTER_ASSETS = ciTool('OPGEN_CLUSTER_ASSETS', 'cluster-assets.sh');
   } catch {
     // The tests that need them fail with MissingBinariesError, which says how to build them.
     console.error('global-setup: .ci/cluster-assets.sh could not build kube-controller-manager, kube-scheduler and kwok ' +

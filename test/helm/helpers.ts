@@ -1,44 +1,24 @@
 // Shared set-up of the Helm chart tests: opgen run in-process, helm (built once by .ci/helm.sh, the peer
 // that defines what a chart means) and the tutorial's Memcached operator with webhooks, scaffolded with
 // the real commands.
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgenOk } from '../../src/testdata/cli.js';
 export { opgen, opgenOk, type CliResult } from '../../src/testdata/cli.js';
 
 
-let helmPath: string | undefined;
-
 /** The helm binary: OPGEN_HELM (set by .ci/run), else built (or found in the cache) by .ci/helm.sh now. */
-export function helmBinary(): string {
-  if (helmPath) return helmPath;
-  helmPath = process.env.OPGEN_HELM;
-  if (!helmPath) {
-    const script = fileURLToPath(new URL('../../.ci/helm.sh', import.meta.url));
-    helmPath = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  }
-  return helmPath;
-}
-
-let crdsPath: string | undefined;
+export const helmBinary = (): string => ciTool('OPGEN_HELM', 'helm.sh');
 
 /**
  * The folder of cert-manager's and prometheus-operator's CRDs: OPGEN_THIRD_PARTY_CRDS (set by .ci/run),
  * else fetched (or found in the cache) by .ci/third-party-crds.sh now.
  */
-export function thirdPartyCrds(): string {
-  if (crdsPath) return crdsPath;
-  crdsPath = process.env.OPGEN_THIRD_PARTY_CRDS;
-  if (!crdsPath) {
-    const script = fileURLToPath(new URL('../../.ci/third-party-crds.sh', import.meta.url));
-    crdsPath = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  }
-  return crdsPath;
-}
+export const thirdPartyCrds = (): string => ciTool('OPGEN_THIRD_PARTY_CRDS', 'third-party-crds.sh');
 
 export async function helm(cwd: string, ...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   // HELM_* folders beside the project, in the test's temp dir: no state from (or into) the user's helm.

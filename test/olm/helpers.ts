@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgenOk } from '../../src/testdata/cli.js';
 export { opgen, opgenOk, type CliResult } from '../../src/testdata/cli.js';
 export { snapshot } from '../../src/testdata/files.js';
@@ -27,18 +28,8 @@ export interface OracleReport {
   text: string;
 }
 
-let checker: string | undefined;
-
-/** The checker binary: OPGEN_OLM_CHECKER (set by .ci/run), else built (or found in the cache) now. */
-export function oracleBinary(): string {
-  if (checker) return checker;
-  checker = process.env.OPGEN_OLM_CHECKER;
-  if (!checker) {
-    const script = fileURLToPath(new URL('../../.ci/olm-validator.sh', import.meta.url));
-    checker = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  }
-  return checker;
-}
+/** The checker binary: OPGEN_OLM_CHECKER (set by .ci/run), else built (or found in the cache) by .ci/olm-validator.sh now. */
+export const oracleBinary = (): string => ciTool('OPGEN_OLM_CHECKER', 'olm-validator.sh');
 
 /** operator-framework/api's bundle loader and validators on `dir`. */
 export function oracle(dir: string, optional?: 'operatorframework'): OracleReport {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { ciTool } from '../../src/testdata/ci-tools.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const goRoot = fileURLToPath(new URL('./go/', import.meta.url));
@@ -23,15 +24,8 @@ export interface GeneratorRun {
   dir: string;
 }
 
-let controllerGenPath: string | undefined;
-
 /** The controller-gen binary .ci/controller-gen.sh installs (CI exports it as OPGEN_CONTROLLER_GEN). */
-export function controllerGen(): string {
-  controllerGenPath ??=
-    process.env.OPGEN_CONTROLLER_GEN ??
-    execFileSync('bash', [join(repoRoot, '.ci', 'controller-gen.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  return controllerGenPath;
-}
+export const controllerGen = (): string => ciTool('OPGEN_CONTROLLER_GEN', 'controller-gen.sh');
 
 /**
  * Installs controller-gen and downloads the Go twin's modules when the caches are cold (minutes, once),
