@@ -5,16 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opgen, type CliResult } from '../testdata/cli.js';
 import { opgenVersion } from '../common/version.js';
 import { parseProject } from '../project/index.js';
-import { snapshot } from '../testdata/files.js';
+import { snapshot, tempDir } from '../testdata/files.js';
 
 
 /** A new empty directory named `name` inside a fresh temp folder. */
-function tempProjectDir(name = 'memcached-operator'): { dir: string; cleanup: () => void } {
-  const parent = mkdtempSync(join(tmpdir(), 'opgen-cmd-'));
-  const dir = join(parent, name);
-  mkdirSync(dir);
-  return { dir, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
-}
+const tempProjectDir = (name = 'memcached-operator'): { dir: string; cleanup: () => void } => tempDir('opgen-cmd-', name);
 
 let dir: string;
 let cleanup: () => void;

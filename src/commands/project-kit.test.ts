@@ -2,13 +2,14 @@
 // .gitignore that keeps dist/install.yaml, controllers for kinds the project does not own, named
 // controllers, and license headers — each checked on a real scaffold (and with real git and kubectl).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { opgen, type CliResult } from '../testdata/cli.js';
 import { parseProject } from '../project/index.js';
+import { snapshot } from '../testdata/files.js';
 
 
 let parent: string;
@@ -23,12 +24,7 @@ afterEach(() => rmSync(parent, { recursive: true, force: true }));
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 const init = (...extra: string[]) => opgen(dir, 'init', '--domain', 'example.com', '--skip-install', ...extra);
 const createApi = (...extra: string[]) => opgen(dir, 'create', 'api', ...extra);
-const files = (): Record<string, string> => Object.fromEntries(
-  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => {
-    const abs = join(e.parentPath, e.name);
-    return [abs.slice(dir.length + 1), readFileSync(abs, 'utf8')];
-  }),
-);
+const files = (): Record<string, string> => snapshot(dir);
 
 /** One line on stderr naming the flag, exit 1, and not a byte changed. */
 async function expectRefused(before: Record<string, string>, r: Promise<CliResult>, pattern: RegExp): Promise<void> {

@@ -1,14 +1,14 @@
 // Shared set-up of the Helm chart tests: opgen run in-process, helm (built once by .ci/helm.sh, the peer
 // that defines what a chart means) and the tutorial's Memcached operator with webhooks, scaffolded with
 // the real commands.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgenOk } from '../../src/testdata/cli.js';
 export { opgen, opgenOk, type CliResult } from '../../src/testdata/cli.js';
+export { tempDir } from '../../src/testdata/files.js';
 
 
 /** The helm binary: OPGEN_HELM (set by .ci/run), else built (or found in the cache) by .ci/helm.sh now. */
@@ -26,11 +26,6 @@ export async function helm(cwd: string, ...args: string[]): Promise<{ exitCode: 
   const env = { HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
   const r = await execa(helmBinary(), args, { cwd, reject: false, env });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
-}
-
-export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const olmFixtures = fileURLToPath(new URL('../olm/fixtures/', import.meta.url));

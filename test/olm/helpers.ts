@@ -1,15 +1,14 @@
 // Shared set-up of the OLM tests: opgen run in-process, the operator-framework/api checker (the oracle)
 // built once by .ci/olm-validator.sh, and the tutorial project scaffolded with the real commands.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgenOk } from '../../src/testdata/cli.js';
 export { opgen, opgenOk, type CliResult } from '../../src/testdata/cli.js';
-export { snapshot } from '../../src/testdata/files.js';
+export { snapshot, tempDir } from '../../src/testdata/files.js';
 
 
 export interface OracleFinding {
@@ -43,11 +42,6 @@ export function oracle(dir: string, optional?: 'operatorframework'): OracleRepor
 
 export function oracleErrors(r: OracleReport): string[] {
   return [...(r.loadError ? [r.loadError] : []), ...r.results.filter((f) => f.level === 'error').map((f) => f.text)];
-}
-
-export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));

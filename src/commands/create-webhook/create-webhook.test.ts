@@ -1,25 +1,20 @@
 // `opgen create webhook` on scaffolded projects: files, markers, PROJECT, idempotent kustomize wiring, every
 // bad input as one line with nothing written, and `kubectl kustomize config/default` rendering a consistent
 // cert-manager set (real kubectl, after a real `opgen generate`).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
 import { parseProject } from '../../project/index.js';
-import { snapshot as files } from '../../testdata/files.js';
+import { snapshot as files, tempDir } from '../../testdata/files.js';
 
 
-let parent: string;
 let dir: string;
-beforeEach(() => {
-  parent = mkdtempSync(join(tmpdir(), 'opgen-webhook-'));
-  dir = join(parent, 'demo');
-  mkdirSync(dir);
-});
-afterEach(() => rmSync(parent, { recursive: true, force: true }));
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir('opgen-webhook-', 'demo')));
+afterEach(() => cleanup());
 
 const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
 

@@ -2,24 +2,19 @@
 // refusals when the project needs a ClusterRole. The rendered config/ comes from the real
 // `kubectl kustomize`; the role from `opgen generate` (whose RBAC output the parity suite checks against
 // controller-gen).
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
 import { renderKustomize, type KubeObject } from '../../kustomize/render.js';
 import { parseProject } from '../../project/index.js';
-import { snapshot } from '../../testdata/files.js';
+import { snapshot, tempDir } from '../../testdata/files.js';
 
 
 let dir: string;
-let parent: string;
-beforeEach(() => {
-  parent = mkdtempSync(join(tmpdir(), 'opgen-ns-'));
-  dir = join(parent, 'tenant-operator');
-  mkdirSync(dir);
-});
-afterEach(() => rmSync(parent, { recursive: true, force: true }));
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir('opgen-ns-', 'tenant-operator')));
+afterEach(() => cleanup());
 
 const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
 
