@@ -106,7 +106,7 @@ export function buildChart(input: ChartInput): GeneratedChart {
       {
         crdName: crd.metadata?.name ?? '',
         spec: indent(escapeGo(stringify(spec).trimEnd()), 2),
-        annotations: Object.keys(annotations).length > 0 ? indent(escapeGo(stringify(annotations).trimEnd()), 4) : '',
+        annotations: annotationsYaml(annotations),
         conversion: conversion ? { path: conversion.path, reviewVersions: block(conversion.reviewVersions, 8) } : false,
       },
       { file: `${crd.metadata?.name}.yaml` },
@@ -122,7 +122,7 @@ export function buildChart(input: ChartInput): GeneratedChart {
     const annotations = omit(config.metadata?.annotations ?? {}, ['cert-manager.io/inject-ca-from']);
     add(
       'webhook-configuration',
-      { kind: config.kind, ...naming.name(config), webhooks, annotations: Object.keys(annotations).length > 0 ? indent(escapeGo(stringify(annotations).trimEnd()), 4) : '' },
+      { kind: config.kind, ...naming.name(config), webhooks, annotations: annotationsYaml(annotations) },
       { file: `${naming.fileName(config)}.yaml` },
     );
     consumed.add(config);
@@ -138,7 +138,7 @@ export function buildChart(input: ChartInput): GeneratedChart {
         kind: o.kind ?? '',
         ...naming.name(o),
         namespaced: o.metadata?.namespace !== undefined,
-        annotations: Object.keys(annotations).length > 0 ? indent(escapeGo(stringify(annotations).trimEnd()), 4) : '',
+        annotations: annotationsYaml(annotations),
         body: bodyYaml(o, ['apiVersion', 'kind', 'metadata']),
       },
       { file: `${(o.kind ?? 'object').toLowerCase()}-${naming.fileName(o)}.yaml` },
@@ -181,13 +181,15 @@ class Naming {
   constructor(private readonly prefix: string) {}
 
   suffix(o: KubeObject): string | undefined {
-    const n = o.metadata?.name ?? '';
-    return n.startsWith(this.prefix) && n.length > this.prefix.length ? n.slice(this.prefix.length) : undefined;
+    return this.suffixOf(o.metadata?.name ?? '');
   }
 
   nameOf(n: string): { suffix: string; literalName: string } {
-    const suffix = n.startsWith(this.prefix) && n.length > this.prefix.length ? n.slice(this.prefix.length) : '';
-    return { suffix, literalName: n };
+    return { suffix: this.suffixOf(n) ?? '', literalName: n };
+  }
+
+  private suffixOf(n: string): string | undefined {
+    return n.startsWith(this.prefix) && n.length > this.prefix.length ? n.slice(this.prefix.length) : undefined;
   }
 
   name(o: KubeObject): { suffix: string; literalName: string } {
@@ -259,6 +261,11 @@ function block(value: unknown, spaces: number): string {
   if (Array.isArray(value) && value.length === 0) return ' []';
   if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) return ' {}';
   return `\n${indent(escapeGo(stringify(value).trimEnd()), spaces)}`;
+}
+
+/** Annotations as the templates' indented block under `annotations:`; '' when there are none. */
+function annotationsYaml(annotations: Record<string, unknown>): string {
+  return Object.keys(annotations).length > 0 ? indent(escapeGo(stringify(annotations).trimEnd()), 4) : '';
 }
 
 function bodyYaml(o: KubeObject, without: string[]): string {
