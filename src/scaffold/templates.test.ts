@@ -45,7 +45,7 @@ describe('templates/', () => {
 
   it('fills path placeholders, turns __dot__ into a dot, and --force overrides ifExists=error', () => {
     const tree = new Tree(root);
-    const data = { licenseApache: false, copyrightOwner: '', projectName: 'p', domain: 'd.io', repo: '', opgenVersion: '0.0.0', leaderElectionID: 'x.d.io', header: '' };
+    const data = { boilerplate: '', projectName: 'p', domain: 'd.io', repo: '', opgenVersion: '0.0.0', leaderElectionID: 'x.d.io', header: '' };
     const written = renderTemplates(tree, 'init', { data });
     expect(written).toContain('.gitignore');
     expect(written).toContain('.dockerignore');

@@ -5,8 +5,8 @@ import { opgenVersion } from '../../common/version.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkDns1123Label, checkDns1123Subdomain } from '../../naming/index.js';
 import { LAYOUT, saveProject, type ProjectConfig } from '../../project/index.js';
-import { renderPartial, renderTemplates, Tree } from '../../scaffold/index.js';
-import { readLicenseFile } from '../shared/license.js';
+import { renderTemplates, Tree } from '../../scaffold/index.js';
+import { boilerplateFor, readLicenseFile } from '../shared/license.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
 
 export interface InitOptions {
@@ -44,10 +44,10 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
   }
 
   const licenseFile = o.licenseFile !== undefined ? readLicenseFile(ctx.cwd, o.licenseFile) : undefined;
-  const licenseData = { licenseApache: o.license === 'apache2', copyrightOwner: o.owner ?? `the ${projectName} authors` };
-  const boilerplate = licenseFile ?? renderPartial('boilerplate', licenseData);
+  // hack/boilerplate.ts.txt, and the header of the files init writes.
+  const boilerplate = licenseFile ?? boilerplateFor(o.license, o.owner ?? `the ${projectName} authors`);
   const data = {
-    ...licenseData,
+    boilerplate,
     projectName,
     domain: o.domain,
     repo: o.repo ?? '',
@@ -69,7 +69,6 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
 
   stageAndCommit(ctx, o.dryRun, (tree) => {
     renderTemplates(tree, 'init', { data });
-    if (licenseFile !== undefined) tree.write('hack/boilerplate.ts.txt', licenseFile);
     saveProject(tree, project);
   });
   if (o.dryRun) return 0;
