@@ -125,6 +125,17 @@ describe('one-line errors', () => {
     expect((await failure()).message).toBe('~/.kube/config: cluster "c" has no server; add clusters[].cluster.server (e.g. https://host:6443)');
     writeFileSync(join(home, '.kube', 'config'), 'clusters: [\n');
     expect((await failure()).message).toMatch(/^~\/.kube\/config: is not valid YAML \(.*\); fix the file$/);
+    // Broken JSON is read as YAML too (JSON is YAML): the same one line, with yaml's position.
+    writeFileSync(join(home, '.kube', 'config'), '{"clusters": [\n');
+    expect((await failure()).message).toMatch(/^~\/.kube\/config: is not valid YAML \(.*line \d+.*\); fix the file$/);
+  });
+
+  it('a kubeconfig in YAML flow style ({...} that is not JSON) is still read', async () => {
+    writeFileSync(
+      join(home, '.kube', 'config'),
+      "{clusters: [{name: c, cluster: {server: 'https://flow.example.com'}}], users: [{name: dev, user: {token: t}}], contexts: [{name: x, context: {cluster: c, user: dev}}], current-context: x}\n",
+    );
+    expect((await loadKubeConfig()).getCurrentCluster()?.server).toBe('https://flow.example.com');
   });
 
   it('in-cluster without KUBERNETES_SERVICE_HOST', async () => {

@@ -38,16 +38,17 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-function kubeconfig(name: string, user: object): string {
+function kubeconfig(name: string, user: object, format: 'yaml' | 'json' = 'yaml'): string {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'config');
-  writeFileSync(file, stringify({
+  const config = {
     clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }],
     users: [{ name: 'u', user }],
     contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
     'current-context': 'x',
-  }));
+  };
+  writeFileSync(file, format === 'json' ? JSON.stringify(config, null, 2) : stringify(config));
   return file;
 }
 
@@ -77,6 +78,13 @@ describe('module loading', () => {
     expect(modules.some((m) => m.endsWith('/runtime/dist/index.js'))).toBe(true); // the hook saw the runtime load
     expect(modules.some((m) => m.includes('/node_modules/yaml/'))).toBe(true);
     expect(modules.filter((m) => clientNode.test(m))).toEqual([]);
+  });
+
+  it('a JSON kubeconfig file (as envtest writes) is read without loading yaml', () => {
+    const { stdout, modules } = loadedModules(kubeconfig('json', { token: 't' }, 'json'));
+    expect(stdout).toBe('server https://127.0.0.1:6443\n');
+    expect(modules.some((m) => m.endsWith('/runtime/dist/index.js'))).toBe(true);
+    expect(modules.filter((m) => m.includes('/node_modules/yaml/'))).toEqual([]);
   });
 
   it('an operator in a pod (service account, no kubeconfig file) loads no yaml', () => {

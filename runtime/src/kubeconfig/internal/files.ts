@@ -8,9 +8,19 @@ import { KubeConfigError, displayPath } from './errors.js';
 // yaml is loaded with the first kubeconfig file read, not with the runtime: an operator in a pod reads
 // its service account and no file, and never pays for it (~2.5 MB of idle RSS beside prom-client,
 // docs/runtime-performance.md). yaml's "node" export is CommonJS, so require() loads it synchronously.
+// A JSON kubeconfig (envtest writes one, so do many tools) never loads it either: YAML 1.2 is a superset
+// of JSON, so JSON.parse reads the same document; text that only looks like JSON goes to yaml, whose
+// error messages name the line.
 const requireHere = createRequire(import.meta.url);
 let yamlParse: ((text: string) => unknown) | undefined;
 function parse(text: string): unknown {
+  if (/^\s*\{/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // a YAML flow mapping, or broken: yaml decides
+    }
+  }
   yamlParse ??= (requireHere('yaml') as typeof import('yaml')).parse;
   return yamlParse(text);
 }
