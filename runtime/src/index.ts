@@ -11,7 +11,7 @@ export * from './manager/index.js';
 export * from './helpers/index.js';
 export { createEventRecorder, type EventRecorder, type EventType, EventsV1Event, EVENTS_RBAC_MARKER } from './events/index.js';
 export { createLogger, silentLogger, type Logger, type LogFields, type LogLevel, type LoggerOptions } from './log/index.js';
-export { RuntimeMetrics, startMetricsServer, type MetricsServerOptions, type WorkqueueMetrics, type ReconcileResult } from './metrics/index.js';
+export { RuntimeMetrics, MetricsRegistry, startMetricsServer, type MetricsServerOptions, type MetricsSource, type WorkqueueMetrics, type ReconcileResult } from './metrics/index.js';
 export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';
 export { loadKubeConfig, KubeConfigError, type KubeConfigLike, type LoadKubeConfigOptions } from './kubeconfig/index.js';

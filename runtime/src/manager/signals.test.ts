@@ -19,7 +19,7 @@ let buildDir: string;
 
 beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), 'opgen-runtime-build-'));
-  // The compiled runtime resolves @kubernetes/client-node and prom-client from the repository's packages.
+  // The compiled runtime resolves @kubernetes/client-node from the repository's packages.
   symlinkSync(join(repo, 'node_modules'), join(buildDir, 'node_modules'));
   execFileSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'runtime/tsconfig.build.json'), '--outDir', join(buildDir, 'dist')], { stdio: 'pipe' });
   ({ env, client } = await startGuestbookEnv());

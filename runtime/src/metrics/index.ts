@@ -1,7 +1,6 @@
 // Prometheus metrics with controller-runtime's names, labels and buckets, so dashboards and alerts
-// written for Go operators work unchanged. Everything hangs off one injected Registry (no module
+// written for Go operators work unchanged. Everything hangs off one injected registry (no module
 // globals), so two managers in one process, or one test after another, never share counters.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { hostname } from 'node:os';
 import { Transport } from '../transport/index.js';
 import { CertWatcher, selfSignedCertificate } from '../internal/serving/cert-watcher.js';
@@ -9,6 +8,10 @@ import { serveUntilAborted, type CertificateSource } from '../internal/serving/h
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { Logger } from '../log/index.js';
 import { DelegatingAuth } from './internal/auth.js';
+import { registerProcessMetrics } from './process-metrics.js';
+import { Counter, Gauge, Histogram, MetricsRegistry } from './registry.js';
+
+export { Counter, Gauge, Histogram, MetricsRegistry, type CounterSeries, type GaugeSeries, type HistogramSeries, type HistogramOptions, type MetricOptions, type MetricsSource } from './registry.js';
 
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 
@@ -36,7 +39,7 @@ function exponentialBuckets(start: number, factor: number, count: number): numbe
 const workqueueDurationBuckets = exponentialBuckets(10e-9, 10, 12);
 
 export class RuntimeMetrics {
-  readonly registry: Registry;
+  readonly registry: MetricsRegistry;
   private readonly reconcileTotalCounter: Counter<'controller' | 'result'>;
   private readonly reconcileErrorsCounter: Counter<'controller'>;
   private readonly reconcileTimeHistogram: Histogram<'controller'>;
@@ -46,63 +49,54 @@ export class RuntimeMetrics {
   private readonly workqueueWorkDuration: Histogram<'name' | 'controller'>;
   private readonly workqueueRetries: Counter<'name' | 'controller'>;
 
-  constructor(registry: Registry = new Registry()) {
+  constructor(registry: MetricsRegistry = new MetricsRegistry()) {
     this.registry = registry;
-    const registers = [registry];
-    this.reconcileTotalCounter = new Counter({
+    this.reconcileTotalCounter = registry.counter({
       name: 'controller_runtime_reconcile_total',
       help: 'Total number of reconciliations per controller',
       labelNames: ['controller', 'result'],
-      registers,
     });
-    this.reconcileErrorsCounter = new Counter({
+    this.reconcileErrorsCounter = registry.counter({
       name: 'controller_runtime_reconcile_errors_total',
       help: 'Total number of reconciliation errors per controller',
       labelNames: ['controller'],
-      registers,
     });
-    this.reconcileTimeHistogram = new Histogram({
+    this.reconcileTimeHistogram = registry.histogram({
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Length of time per reconciliation per controller',
       labelNames: ['controller'],
       buckets: reconcileTimeBuckets,
-      registers,
     });
     // controller-runtime added the `priority` label for its priority queue; plain queues leave it empty.
-    this.workqueueDepth = new Gauge({
+    this.workqueueDepth = registry.gauge({
       name: 'workqueue_depth',
       help: 'Current depth of workqueue by workqueue and priority',
       labelNames: ['name', 'controller', 'priority'],
-      registers,
     });
-    this.workqueueAdds = new Counter({
+    this.workqueueAdds = registry.counter({
       name: 'workqueue_adds_total',
       help: 'Total number of adds handled by workqueue',
       labelNames: ['name', 'controller'],
-      registers,
     });
-    this.workqueueQueueDuration = new Histogram({
+    this.workqueueQueueDuration = registry.histogram({
       name: 'workqueue_queue_duration_seconds',
       help: 'How long in seconds an item stays in workqueue before being requested',
       labelNames: ['name', 'controller'],
       buckets: workqueueDurationBuckets,
-      registers,
     });
-    this.workqueueWorkDuration = new Histogram({
+    this.workqueueWorkDuration = registry.histogram({
       name: 'workqueue_work_duration_seconds',
       help: 'How long in seconds processing an item from workqueue takes.',
       labelNames: ['name', 'controller'],
       buckets: workqueueDurationBuckets,
-      registers,
     });
-    this.workqueueRetries = new Counter({
+    this.workqueueRetries = registry.counter({
       name: 'workqueue_retries_total',
       help: 'Total number of retries handled by workqueue',
       labelNames: ['name', 'controller'],
-      registers,
     });
     // The Node counterpart of controller-runtime's process and Go runtime collectors.
-    collectDefaultMetrics({ register: registry });
+    registerProcessMetrics(registry);
   }
 
   reconcileTotal(controller: string, result: ReconcileResult): void {
@@ -120,16 +114,18 @@ export class RuntimeMetrics {
   /** Metrics for the queue called `name`; like controller-runtime, the `controller` label repeats the queue name. */
   workqueue(name: string): WorkqueueMetrics {
     const labels = { name, controller: name };
-    // Create the series now so a fresh controller shows depth 0 and adds 0 rather than nothing.
-    this.workqueueDepth.set({ ...labels, priority: '' }, 0);
-    this.workqueueAdds.inc(labels, 0);
-    this.workqueueRetries.inc(labels, 0);
+    // Bound series, created now so a fresh controller shows depth 0 and adds 0 rather than nothing.
+    const depth = this.workqueueDepth.labels({ ...labels, priority: '' });
+    const adds = this.workqueueAdds.labels(labels);
+    const retries = this.workqueueRetries.labels(labels);
+    const queueDuration = this.workqueueQueueDuration.labels(labels);
+    const workDuration = this.workqueueWorkDuration.labels(labels);
     return {
-      add: () => this.workqueueAdds.inc(labels),
-      depth: (n) => this.workqueueDepth.set({ ...labels, priority: '' }, n),
-      queueDuration: (seconds) => this.workqueueQueueDuration.observe(labels, seconds),
-      workDuration: (seconds) => this.workqueueWorkDuration.observe(labels, seconds),
-      retry: () => this.workqueueRetries.inc(labels),
+      add: () => adds.inc(),
+      depth: (n) => depth.set(n),
+      queueDuration: (seconds) => queueDuration.observe(seconds),
+      workDuration: (seconds) => workDuration.observe(seconds),
+      retry: () => retries.inc(),
     };
   }
 }

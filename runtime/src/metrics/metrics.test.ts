@@ -1,4 +1,4 @@
-import { Registry } from 'prom-client';
+import { MetricsRegistry } from './registry.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeMetrics, startMetricsServer } from './index.js';
 import { sample } from './testdata/sample.js';
@@ -83,7 +83,7 @@ describe('RuntimeMetrics on /metrics', () => {
   });
 
   it('keeps two instances apart and uses the registry it is given', async () => {
-    const shared = new Registry();
+    const shared = new MetricsRegistry();
     const a = new RuntimeMetrics(shared);
     const b = new RuntimeMetrics();
     a.reconcileTotal('a', 'success');
