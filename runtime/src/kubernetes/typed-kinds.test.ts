@@ -106,11 +106,19 @@ describe('importing the typed kinds', () => {
     expect(r.stdout.trim()).toBe('deployments');
     const loaded = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:') && !u.includes('/test/module-log/'));
     const runtimeFiles = [...new Set(loaded.map((u) => fileURLToPath(u).slice(dist.length)))].sort();
-    // Besides the kinds' own modules: groupVersion() and what it needs (api/), no client, cache or manager.
+    // dist is bundled (runtime/build/bundle.mjs): kubernetes/index.js and the chunks it imports — the
+    // kinds' own, groupVersion() (kind-*) with the pluralize entry it uses, and the bundler's namespace
+    // helper — and no client, cache or manager code among them.
+    expect(runtimeFiles).toContain('kubernetes/index.js');
     const others = runtimeFiles.filter((f) => !f.startsWith('kubernetes/'));
-    expect(others).toContain('api/kind.js');
-    expect(others.filter((f) => !f.startsWith('api/'))).toEqual([]);
-    expect(runtimeFiles.filter((f) => f.startsWith('kubernetes/'))).toHaveLength(14);
+    expect(others.some((f) => /^chunks\/kind-[\w-]+\.js$/.test(f))).toBe(true);
+    expect(others.filter((f) => /^chunks\/[a-z]+v\d+-[\w-]+\.js$/.test(f))).toHaveLength(11); // the group-versions with kinds
+    expect(others.filter((f) => f !== 'api/pluralize.js' && !/^chunks\/(kind|rolldown-runtime|[a-z]+v\d+)-[\w-]+\.js$/.test(f))).toEqual([]);
+    const code = runtimeFiles.map((f) => readFileSync(join(dist, f), 'utf8')).join('\n');
+    for (const other of [/function createManager\b/, /\b(class|var) Informer\b/, /\b(class|var) Transport\b/, /\b(class|var) Controller\b/]) {
+      expect(code).not.toMatch(other);
+      expect(readFileSync(join(dist, 'index.js'), 'utf8')).toMatch(other); // the check can fail
+    }
     expect(loaded.every((u) => fileURLToPath(u).startsWith(dist))).toBe(true);
   });
 });

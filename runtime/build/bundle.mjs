@@ -1,0 +1,62 @@
+// Bundles tsc's output into one module per entry point of package.json's "exports" (plus chunks for
+// code two entries share), and removes the per-file modules tsc wrote. Node keeps every loaded ES
+// module's record, source and loader state alive: the ~80 files of dist cost an idle operator ~5 MB of
+// RSS over the same code in one module (docs/runtime-performance.md). Declarations (.d.ts) stay as tsc
+// wrote them; the bundle keeps tsc's JavaScript as it is (no minifying), and its source maps carry that
+// JavaScript (sourcesContent), named after the file tsc wrote it to, for stack traces and debuggers.
+import { readFileSync, readdirSync, rmSync, cpSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const pkgDir = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(pkgDir, 'dist');
+const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+
+/** Entry name (path under dist without .js) of every file an export of package.json can resolve to. */
+function entries() {
+  const names = new Set();
+  for (const target of Object.values(pkg.exports)) {
+    const file = relative(dist, join(pkgDir, target.default)).replace(/\.js$/, '');
+    if (!file.includes('*')) {
+      names.add(file);
+      continue;
+    }
+    const [dir, pattern] = [file.slice(0, file.lastIndexOf('/')), file.slice(file.lastIndexOf('/') + 1)];
+    if (pattern !== '*') throw new Error(`bundle: export pattern ${target.default} is not <folder>/*.js`);
+    for (const f of readdirSync(join(dist, dir))) if (f.endsWith('.js')) names.add(`${dir}/${f.slice(0, -3)}`);
+  }
+  // Not exported, but bench/webhook loads the runtime's CA by path to make its servers' certificates.
+  names.add('internal/tls/tiny-ca');
+  return [...names].sort();
+}
+
+function jsFiles(dir) {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? jsFiles(p) : /\.js(\.map)?$/.test(f) ? [p] : [];
+  });
+}
+
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+const input = Object.fromEntries(entries().map((name) => [name, join(dist, `${name}.js`)]));
+const bundle = await rolldown({
+  input,
+  platform: 'node',
+  external: (id) => id.startsWith('node:') || external.some((dep) => id === dep || id.startsWith(`${dep}/`)),
+  logLevel: 'warn',
+  onLog(level, log) {
+    throw new Error(`bundle: ${log.message}`);
+  },
+});
+// Written beside dist, at its depth, so the maps' relative source paths stay right after the move.
+const out = join(pkgDir, '.bundle');
+rmSync(out, { recursive: true, force: true });
+try {
+  await bundle.write({ dir: out, format: 'esm', sourcemap: true, entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' });
+  await bundle.close();
+  for (const f of jsFiles(dist)) rmSync(f);
+  cpSync(out, dist, { recursive: true });
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
