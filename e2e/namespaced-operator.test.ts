@@ -14,8 +14,8 @@ import { stringify } from 'yaml';
 import { createClient, groupVersion, isNotFound, type Client, type KubeObject } from '@opgen/runtime';
 import { coordinationv1, corev1, rbacv1 } from '@opgen/runtime/kubernetes';
 import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { run } from '../src/cli/main.js';
 import { renderKustomize } from '../src/kustomize/render.js';
+import { opgen as opgenIn } from '../src/testdata/cli.js';
 import { freePort, repoRoot, waitFor } from './helpers.js';
 
 const PROJECT = 'memcached-operator';
@@ -84,9 +84,8 @@ describe('a namespace-scoped operator on a real API server, as its service accou
   let saKubeconfig: string;
 
   const opgen = async (...argv: string[]) => {
-    let out = '';
-    const code = await run(argv, { stdout: (s) => void (out += s), stderr: (s) => void (out += s) }, project);
-    expect(code, `opgen ${argv.join(' ')}\n${out}`).toBe(0);
+    const r = await opgenIn(project, ...argv);
+    expect(r.code, `opgen ${argv.join(' ')}\n${r.stdout}${r.stderr}`).toBe(0);
   };
 
   const startManager = (watch: string, port: number): { proc: ResultPromise; log: () => LogLine[]; text: () => string } => {

@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { createClient, createManager, isForbidden, silentLogger, type Client } from '@opgen/runtime';
 import { corev1, rbacv1 } from '@opgen/runtime/kubernetes';
 import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { run } from '../../src/cli/main.js';
+import { opgen } from '../../src/testdata/cli.js';
 import { repoRoot, waitFor } from '../helpers.js';
 import { Tenant } from './v1alpha1/tenant-types.js';
 import { TENANT_LABEL, TenantReconciler } from './tenant-controller.js';
@@ -28,13 +28,20 @@ describe('tenant recipe: per-tenant Namespaces, Roles and RoleBindings', () => {
   /** A user of the test API server in `groups`, allowed only what RBAC grants them. */
   const userClient = (name: string, groups: string[] = []): Client => createClient(env.addUser({ name, groups }));
   const configMap = (namespace: string, name: string): corev1.ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { a: 'b' } });
+  /** Binds the ClusterRole `name` to the user of the same name. */
+  const bindToUser = (name: string): Promise<rbacv1.ClusterRoleBinding> => admin.create(rbacv1.ClusterRoleBinding, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name }],
+  });
   const readyOf = async (name: string) => (await admin.get(Tenant, { name })).status?.conditions?.find((c) => c.type === 'Ready');
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'opgen-tenancy-'));
-    let log = '';
-    const code = await run(['generate', 'crd', 'rbac', '--paths', 'e2e/tenancy', '--output-dir', out], { stdout: (s) => void (log += s), stderr: (s) => void (log += s) }, repoRoot);
-    expect(code, log).toBe(0);
+    const generated = await opgen(repoRoot, 'generate', 'crd', 'rbac', '--paths', 'e2e/tenancy', '--output-dir', out);
+    expect(generated.code, `${generated.stdout}${generated.stderr}`).toBe(0);
     // The recipe as documentation code: it must compile under strict settings.
     const tsc = await execa(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'e2e/tenancy/tsconfig.json'], { cwd: repoRoot, reject: false, all: true });
     expect(tsc.exitCode, tsc.all).toBe(0);
@@ -45,13 +52,7 @@ describe('tenant recipe: per-tenant Namespaces, Roles and RoleBindings', () => {
     clusterRole = role!;
     expect(clusterRole.kind).toBe('ClusterRole');
     await admin.create(rbacv1.ClusterRole, { ...clusterRole, metadata: { name: 'tenant-operator' } });
-    await admin.create(rbacv1.ClusterRoleBinding, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'tenant-operator' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'tenant-operator' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'tenant-operator' }],
-    });
+    await bindToUser('tenant-operator');
 
     const mgr = await createManager({ kubeConfig: env.addUser({ name: 'tenant-operator' }), logger: silentLogger() });
     new TenantReconciler(mgr.client).setupWithManager(mgr);
@@ -133,13 +134,7 @@ describe('tenant recipe: per-tenant Namespaces, Roles and RoleBindings', () => {
       metadata: { name: 'weak-operator' },
       rules: (clusterRole.rules ?? []).filter((r) => !r.resources?.includes('deployments')),
     });
-    await admin.create(rbacv1.ClusterRoleBinding, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'weak-operator' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'weak-operator' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'weak-operator' }],
-    });
+    await bindToUser('weak-operator');
     const weak = userClient('weak-operator');
     const role: rbacv1.Role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'tenant-admin-copy', namespace: 'acme-dev' }, rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'] }] };
     const refused = await weak.create(rbacv1.Role, role).then(() => undefined, (err: unknown) => err);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { ciTool } from '../../src/testdata/ci-tools.js';
+import { opgen } from '../../src/testdata/cli.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const goRoot = fileURLToPath(new URL('./go/', import.meta.url));
@@ -84,16 +85,7 @@ async function controllerGenOnce(fixture: string, targets: Target[], crdOptions:
  */
 export async function runOpgen(fixture: string, target: Target | `crd:${string}`, args: string[] = [], cwd = tsRoot): Promise<GeneratorRun> {
   const dir = freshDir(`opgen-${fixture}`);
-  let stdout = '';
-  let stderr = '';
-  const { run } = (await import('../../src/cli/main.js')) as {
-    run(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }, cwd?: string): Promise<number>;
-  };
-  const code = await run(
-    ['generate', target, '--paths', fixture, '--output-dir', join(dir, target.replace(/:.*/, '')), ...args],
-    { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
-    cwd,
-  );
+  const { code, stdout, stderr } = await opgen(cwd, 'generate', target, '--paths', fixture, '--output-dir', join(dir, target.replace(/:.*/, '')), ...args);
   return { code, stdout, stderr, dir };
 }
 
