@@ -90,15 +90,19 @@ export interface CounterSeries {
   inc(by?: number): void;
 }
 
-export class Counter<L extends string = string> extends Metric<L, { value: number }> {
-  constructor(opts: MetricOptions<L>) {
-    super(opts, 'counter');
-  }
+/** A family whose series are one number each (counters and gauges). */
+abstract class ScalarMetric<L extends string> extends Metric<L, { value: number }> {
   protected initial() {
     return { value: 0 };
   }
   protected samples(labelText: string, s: { value: number }) {
     return [this.line('', labelText, s.value)];
+  }
+}
+
+export class Counter<L extends string = string> extends ScalarMetric<L> {
+  constructor(opts: MetricOptions<L>) {
+    super(opts, 'counter');
   }
   /** The series of these labels, bound: `inc()` on it touches nothing else. */
   labels(labels: Labels<L> = {}): CounterSeries {
@@ -121,15 +125,9 @@ export interface GaugeSeries {
   dec(by?: number): void;
 }
 
-export class Gauge<L extends string = string> extends Metric<L, { value: number }> {
+export class Gauge<L extends string = string> extends ScalarMetric<L> {
   constructor(opts: MetricOptions<L>) {
     super(opts, 'gauge');
-  }
-  protected initial() {
-    return { value: 0 };
-  }
-  protected samples(labelText: string, s: { value: number }) {
-    return [this.line('', labelText, s.value)];
   }
   labels(labels: Labels<L> = {}): GaugeSeries {
     const s = this.seriesOf(labels);
