@@ -125,6 +125,20 @@ describe('create api for kinds the project does not own', () => {
     expect(read('src/controller/pod-controller.ts')).toContain("from '@opgen/runtime/kubernetes/corev1'");
   });
 
+  it('names built-in groups as kubebuilder and `create webhook` do: --group rbac.authorization is rbac.authorization.k8s.io', async () => {
+    expect((await init()).code).toBe(0);
+    const r = await createApi('--group', 'rbac.authorization', '--version', 'v1', '--kind', 'Role', '--resource=false');
+    expect(r.code, r.stderr).toBe(0);
+    const controller = read('src/controller/role-controller.ts');
+    expect(controller).toContain("from '@opgen/runtime/kubernetes/rbacv1'");
+    expect(controller).toContain('+kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles,');
+    expect(parseProject(read('PROJECT')).resources).toEqual([{ group: 'rbac.authorization', domain: '', version: 'v1', kind: 'Role', controller: true, core: true }]);
+    // A group of the project's own is still one DNS label.
+    const bad = await createApi('--group', 'my.group', '--version', 'v1', '--kind', 'Thing');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--group.*invalid group "my.group"|invalid group "my.group"/);
+  });
+
   it('--external-api-path: a controller on another project\'s kind, PROJECT external: true', async () => {
     expect((await init()).code).toBe(0);
     const r = await createApi('--group', 'widgets', '--version', 'v1', '--kind', 'Widget', '--resource=false',

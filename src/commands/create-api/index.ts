@@ -45,6 +45,8 @@ const CORE_GROUPS: Record<string, { apiGroup: string; module: string; versions: 
   batch: { apiGroup: 'batch', module: 'batch', versions: ['v1'] },
   networking: { apiGroup: 'networking.k8s.io', module: 'networking', versions: ['v1'] },
   policy: { apiGroup: 'policy', module: 'policy', versions: ['v1'] },
+  // kubebuilder (and `create webhook`) spell it rbac.authorization; `rbac` was opgen's own and still works.
+  'rbac.authorization': { apiGroup: 'rbac.authorization.k8s.io', module: 'rbac', versions: ['v1'] },
   rbac: { apiGroup: 'rbac.authorization.k8s.io', module: 'rbac', versions: ['v1'] },
   coordination: { apiGroup: 'coordination.k8s.io', module: 'coordination', versions: ['v1'] },
   events: { apiGroup: 'events.k8s.io', module: 'events', versions: ['v1'] },
@@ -61,7 +63,7 @@ function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
     return { type: 'external', typesImport: o.externalApiPath, domain: o.externalApiDomain ?? '' };
   }
   if (o.resource) return { type: 'owned' };
-  const core = CORE_GROUPS[gvk.group];
+  const core = Object.hasOwn(CORE_GROUPS, gvk.group) ? CORE_GROUPS[gvk.group] : undefined;
   if (!core) return { type: 'owned' };
   if (!core.versions.includes(gvk.version)) {
     throw new OpgenError(`@opgen/runtime/kubernetes has no typed kinds for ${core.apiGroup || 'core'}/${gvk.version}`, { flag: '--version' }, `use ${core.versions.join(' or ')}, or --external-api-path for your own types module`);
@@ -93,7 +95,8 @@ function validateFlags(o: CreateApiOptions): Gvk {
   if (SCAFFOLD_NAMES.has(kind)) {
     throw new OpgenError(`kind "${kind}" clashes with a name the scaffolded code imports from @opgen/runtime`, { flag: '--kind' }, `choose another kind name, e.g. My${kind}`);
   }
-  const groupProblem = checkDns1123Label(group);
+  // A built-in group may hold a dot (rbac.authorization); the project's own groups are one DNS label.
+  const groupProblem = o.resource === false && Object.hasOwn(CORE_GROUPS, group) ? undefined : checkDns1123Label(group);
   if (groupProblem) throw new OpgenError(`invalid group "${group}": it ${groupProblem}`, { flag: '--group' });
   const versionProblem = checkApiVersion(version);
   if (versionProblem) throw new OpgenError(`invalid version "${version}": it ${versionProblem}`, { flag: '--version' });
