@@ -32,6 +32,18 @@ go_install() {
   rm -rf "$tmp"
 }
 
+# go_build_local <label> <folder> <binary> <what>: builds the Go main in <folder> of this repository
+# (its go.mod pins the libraries) into <binary>, through a temporary name, so an interrupted build never
+# leaves a half-written binary behind.
+go_build_local() {
+  local label="$1" dir="$2" bin="$3"
+  need_go "$label" "build $4"
+  echo "$label: building $4 (first run only)" >&2
+  mkdir -p "$(dirname "$bin")"
+  (cd "$dir" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -o "$bin.tmp" . >&2)
+  mv "$bin.tmp" "$bin"
+}
+
 # k8s_module <module name>: go.mod, in the current folder, of a module requiring
 # k8s.io/kubernetes@v$K8S_VERSION. That module requires its staging modules (k8s.io/api, client-go, …) at
 # v0.0.0 with replace directives into its own tree, which a dependency cannot use: each is pinned to the

@@ -19,10 +19,5 @@ if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 wait_for_lock "$OUT" olm-validator
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 
-need_go olm-validator "build the OLM checker"
-echo "olm-validator: building the checker on github.com/operator-framework/api@$VERSION (first run only)" >&2
-mkdir -p "$OUT"
-# Build into a temporary name first, so an interrupted build never leaves a half-written binary behind.
-(cd test/olm/checker && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -o "$BIN.tmp" . >&2)
-mv "$BIN.tmp" "$BIN"
+go_build_local olm-validator test/olm/checker "$BIN" "the checker on github.com/operator-framework/api@$VERSION"
 echo "$BIN"
