@@ -7,13 +7,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 VERSION="${OPGEN_CONTROLLER_GEN_VERSION:-v0.23.0}"
-CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
-OUT="$CACHE_ROOT/controller-gen-$VERSION"
+OUT="$TOOLS_CACHE/controller-gen-$VERSION"
 BIN="$OUT/controller-gen"
 
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
-
-wait_for_lock "$OUT" controller-gen
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+reuse_or_lock controller-gen "$OUT" "$BIN"
 go_install controller-gen "sigs.k8s.io/controller-tools/cmd/controller-gen@$VERSION" "$BIN"
 echo "$BIN"

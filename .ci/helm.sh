@@ -7,13 +7,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 VERSION="${OPGEN_HELM_VERSION:-v3.22.0}"
-CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
-OUT="$CACHE_ROOT/helm-$VERSION"
+OUT="$TOOLS_CACHE/helm-$VERSION"
 BIN="$OUT/helm"
 
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
-
-wait_for_lock "$OUT" helm
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+reuse_or_lock helm "$OUT" "$BIN"
 go_install helm "helm.sh/helm/v3/cmd/helm@$VERSION" "$BIN"
 echo "$BIN"

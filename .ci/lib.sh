@@ -14,6 +14,17 @@ wait_for_lock() {
   fi
 }
 
+# Where the installers keep the tools they build (outside the repository).
+TOOLS_CACHE="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
+
+# reuse_or_lock <label> <out> <bin>: prints <bin> and ends the script when it is built; otherwise takes
+# <out>'s lock (waiting for a build already running) and ends the same way if that build made it.
+reuse_or_lock() {
+  if [ -x "$3" ]; then echo "$3"; exit 0; fi
+  wait_for_lock "$2" "$1"
+  if [ -x "$3" ]; then echo "$3"; exit 0; fi
+}
+
 # need_go <label> <what go is needed for>: a one-line error and exit 1 when go is missing.
 need_go() {
   command -v go >/dev/null 2>&1 || { echo "$1: go is not installed; it is needed to $2" >&2; exit 1; }

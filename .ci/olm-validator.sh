@@ -10,14 +10,10 @@ cd "$(dirname "$0")/.."
 
 VERSION="$(sed -n 's#^[[:space:]]*\(require \)\{0,1\}github.com/operator-framework/api \(v[^ ]*\).*#\2#p' test/olm/checker/go.mod | head -1)"
 SRC_HASH="$(cat test/olm/checker/main.go test/olm/checker/go.mod | sha1sum | cut -c1-12)"
-CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
-OUT="$CACHE_ROOT/olm-checker-$VERSION-$SRC_HASH"
+OUT="$TOOLS_CACHE/olm-checker-$VERSION-$SRC_HASH"
 BIN="$OUT/olm-checker"
 
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
-
-wait_for_lock "$OUT" olm-validator
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+reuse_or_lock olm-validator "$OUT" "$BIN"
 
 go_build_local olm-validator test/olm/checker "$BIN" "the checker on github.com/operator-framework/api@$VERSION"
 echo "$BIN"

@@ -9,13 +9,9 @@ source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 
 SRC_HASH="$(cat test/metrics/promcheck/main.go test/metrics/promcheck/go.mod | sha1sum | cut -c1-12)"
-CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
-OUT="$CACHE_ROOT/promcheck-$SRC_HASH"
+OUT="$TOOLS_CACHE/promcheck-$SRC_HASH"
 BIN="$OUT/promcheck"
 
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
-
-wait_for_lock "$OUT" promcheck
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+reuse_or_lock promcheck "$OUT" "$BIN"
 go_build_local promcheck test/metrics/promcheck "$BIN" "the Prometheus text checker on client_golang's promlint"
 echo "$BIN"

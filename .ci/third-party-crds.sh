@@ -10,8 +10,7 @@ source "$(dirname "$0")/lib.sh"
 
 CERT_MANAGER="${OPGEN_CERT_MANAGER_VERSION:-v1.21.2}"
 PROMETHEUS_OPERATOR="${OPGEN_PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
-CACHE_ROOT="${OPGEN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opgen/tools}"
-OUT="$CACHE_ROOT/third-party-crds-cert-manager-$CERT_MANAGER-prometheus-operator-$PROMETHEUS_OPERATOR"
+OUT="$TOOLS_CACHE/third-party-crds-cert-manager-$CERT_MANAGER-prometheus-operator-$PROMETHEUS_OPERATOR"
 FILES=(cert-manager.io_certificates.yaml cert-manager.io_issuers.yaml monitoring.coreos.com_servicemonitors.yaml)
 
 complete() { for f in "${FILES[@]}"; do [ -s "$OUT/$f" ] || return 1; done; }
@@ -27,7 +26,7 @@ dir_of() { GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*
 cm="$(dir_of "github.com/cert-manager/cert-manager@$CERT_MANAGER")"
 po="$(dir_of "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR")"
 [ -n "$cm" ] && [ -n "$po" ] || { echo "third-party-crds: go mod download printed no module folder" >&2; exit 1; }
-tmp="$(mktemp -d "$CACHE_ROOT/.third-party-crds-XXXXXX")"
+tmp="$(mktemp -d "$TOOLS_CACHE/.third-party-crds-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 cp "$cm/deploy/crds/cert-manager.io_certificates.yaml" "$cm/deploy/crds/cert-manager.io_issuers.yaml" "$tmp/"
 cp "$po/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" "$tmp/"
