@@ -2,7 +2,7 @@
 // globals (Array, Record; Date and utility types refused), @opgen/runtime's known types, the Kubernetes
 // models of @kubernetes/client-node, and declarations in the user's own files. Nothing else is read
 // (node_modules never is), so each refusal names the origins that work.
-import { closest, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
+import { closest, KUBERNETES_TYPES_MODULE, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
 import type { JSONSchemaProps } from './json-schema.js';
 import { knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
 
@@ -56,9 +56,11 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
       }
       return { kind: 'schema', schema, named: true };
     }
-    const groupVersion = /^@opgen\/runtime\/kubernetes\/([a-z]+?)(v\d+(?:(?:alpha|beta)\d+)?)$/.exec(r.module);
+    const groupVersion = r.module.startsWith(`${KUBERNETES_TYPES_MODULE}/`)
+      ? /^([a-z]+?)(v\d+(?:(?:alpha|beta)\d+)?)$/.exec(r.module.slice(KUBERNETES_TYPES_MODULE.length + 1))
+      : null;
     if (groupVersion) return runtimeKubernetesOrigin(kubernetes, groupVersion[1]!, groupVersion[2]!, r.name);
-    return refused(`cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE}, ${RUNTIME_MODULE}/kubernetes and ${KUBERNETES_MODULE}; declare the type in your API folder`);
+    return refused(`cannot read type ${r.name} from ${r.module}`, `opgen reads only relative imports, ${RUNTIME_MODULE}, ${KUBERNETES_TYPES_MODULE} and ${KUBERNETES_MODULE}; declare the type in your API folder`);
   }
   if (r.kind === 'constant') return refused(`${name} is a value, not a type`, `for its values as an enum write (typeof ${name})[number]`);
   if (argCount > 0) return refused(`generic type ${name}<...> cannot be expressed in a CRD schema`, 'write a concrete interface');
@@ -85,5 +87,5 @@ function runtimeKubernetesOrigin(kubernetes: KubernetesModels | undefined, group
     const schema = kubernetes.kubernetesModelSchema(model);
     if (schema) return { kind: 'schema', schema, named: true };
   }
-  return { kind: 'refused', message: `${at} is not a Kubernetes type opgen knows`, fix: `use a type of ${group}${version} in @opgen/runtime/kubernetes, or a V1... model from ${KUBERNETES_MODULE}` };
+  return { kind: 'refused', message: `${at} is not a Kubernetes type opgen knows`, fix: `use a type of ${group}${version} in ${KUBERNETES_TYPES_MODULE}, or a V1... model from ${KUBERNETES_MODULE}` };
 }

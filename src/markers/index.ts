@@ -3,4 +3,4 @@ export { MarkerSyntaxError, closest, editDistance, parseArguments, splitMarker }
 export { Registry, createRegistry } from './registry.js';
 export { collectMarkers, type CollectedMarker, type DeclarationInfo, type FileMarkers } from './collector.js';
 export { formatCatalog } from './catalog.js';
-export { SourceSet, positionOf, type LoadedFile, type ParsedFile, type Resolved, type TopLevelDeclaration } from './source-set.js';
+export { SourceSet, positionOf, KUBERNETES_TYPES_MODULE, type LoadedFile, type ParsedFile, type Resolved, type TopLevelDeclaration } from './source-set.js';
