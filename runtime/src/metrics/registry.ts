@@ -1,8 +1,8 @@
 // A Prometheus registry of our own: counters, gauges and histograms with labels, written in the text
 // exposition format (0.0.4) that Prometheus and controller-runtime's /metrics speak. It replaces
 // prom-client, which cost an idle operator ~2 MB of RSS and three packages in its image for the eight
-// series the runtime keeps (docs/runtime-performance.md). Label sets are bound once (`labels()`), so
-// a reconcile's hot path is a number update, with no per-call hashing of a label object.
+// series the runtime keeps (docs/runtime-performance.md). A label set can be bound once (`labels()`,
+// as each work queue's are), so a hot path is a number update with no per-call label lookup.
 
 /** Anything that writes Prometheus text: another registry, or a prom-client `Registry` (`register()`). */
 export interface MetricsSource {
