@@ -6,6 +6,7 @@ import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkDns1123Subdomain, checkKind, pluralize } from '../../naming/index.js';
 import { apiDir, controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
 import { clusterScopedResource } from '../../rbac/cluster-scoped.js';
+import { coreGroupDomain } from '../create-webhook/core-groups.js';
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
@@ -36,24 +37,24 @@ interface Gvk {
 }
 
 /**
- * Kubernetes' built-in groups with typed kinds in @opgen/runtime/kubernetes: flag group → API group,
- * and the versions typed (the module is @opgen/runtime/kubernetes/<group><version>).
+ * The built-in groups @opgen/runtime/kubernetes types, named as kubebuilder names them (their API group
+ * comes from ./create-webhook/core-groups.ts, which `create webhook` uses too), with the versions typed:
+ * the module is @opgen/runtime/kubernetes/<group's first label><version>, e.g. rbacv1.
  */
-const CORE_GROUPS: Record<string, { apiGroup: string; module: string; versions: string[] }> = {
-  core: { apiGroup: '', module: 'core', versions: ['v1'] },
-  apps: { apiGroup: 'apps', module: 'apps', versions: ['v1'] },
-  batch: { apiGroup: 'batch', module: 'batch', versions: ['v1'] },
-  networking: { apiGroup: 'networking.k8s.io', module: 'networking', versions: ['v1'] },
-  policy: { apiGroup: 'policy', module: 'policy', versions: ['v1'] },
-  // kubebuilder (and `create webhook`) spell it rbac.authorization; `rbac` was opgen's own and still works.
-  'rbac.authorization': { apiGroup: 'rbac.authorization.k8s.io', module: 'rbac', versions: ['v1'] },
-  rbac: { apiGroup: 'rbac.authorization.k8s.io', module: 'rbac', versions: ['v1'] },
-  coordination: { apiGroup: 'coordination.k8s.io', module: 'coordination', versions: ['v1'] },
-  events: { apiGroup: 'events.k8s.io', module: 'events', versions: ['v1'] },
-  autoscaling: { apiGroup: 'autoscaling', module: 'autoscaling', versions: ['v2'] },
-  admissionregistration: { apiGroup: 'admissionregistration.k8s.io', module: 'admissionregistration', versions: ['v1'] },
-  apiextensions: { apiGroup: 'apiextensions.k8s.io', module: 'apiextensions', versions: ['v1'] },
+const TYPED_VERSIONS: Record<string, string[]> = {
+  core: ['v1'], apps: ['v1'], batch: ['v1'], networking: ['v1'], policy: ['v1'], 'rbac.authorization': ['v1'],
+  coordination: ['v1'], events: ['v1'], autoscaling: ['v2'], admissionregistration: ['v1'], apiextensions: ['v1'],
 };
+/** opgen's own earlier spelling, still accepted. */
+const GROUP_ALIASES: Record<string, string> = { rbac: 'rbac.authorization' };
+
+/** The built-in group a --group names (aliases resolved), with its typed versions; undefined for other groups. */
+function typedBuiltin(group: string): { group: string; apiGroup: string; versions: string[] } | undefined {
+  const name = Object.hasOwn(GROUP_ALIASES, group) ? GROUP_ALIASES[group]! : group;
+  const domain = coreGroupDomain(name);
+  if (!Object.hasOwn(TYPED_VERSIONS, name) || domain === undefined) return undefined;
+  return { group: name, apiGroup: name === 'core' ? '' : domain ? `${name}.${domain}` : name, versions: TYPED_VERSIONS[name]! };
+}
 
 /** What kind of resource the controller reconciles: this project's own, a built-in, or another project's. */
 type Origin = { type: 'owned' } | { type: 'core'; apiGroup: string; typesImport: string } | { type: 'external'; typesImport: string; domain: string };
@@ -63,12 +64,12 @@ function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
     return { type: 'external', typesImport: o.externalApiPath, domain: o.externalApiDomain ?? '' };
   }
   if (o.resource) return { type: 'owned' };
-  const core = Object.hasOwn(CORE_GROUPS, gvk.group) ? CORE_GROUPS[gvk.group] : undefined;
+  const core = typedBuiltin(gvk.group);
   if (!core) return { type: 'owned' };
   if (!core.versions.includes(gvk.version)) {
     throw new OpgenError(`@opgen/runtime/kubernetes has no typed kinds for ${core.apiGroup || 'core'}/${gvk.version}`, { flag: '--version' }, `use ${core.versions.join(' or ')}, or --external-api-path for your own types module`);
   }
-  return { type: 'core', apiGroup: core.apiGroup, typesImport: `@opgen/runtime/kubernetes/${core.module}${gvk.version}` };
+  return { type: 'core', apiGroup: core.apiGroup, typesImport: `@opgen/runtime/kubernetes/${core.group.split('.')[0]}${gvk.version}` };
 }
 
 export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions): Promise<number> {
@@ -96,7 +97,7 @@ function validateFlags(o: CreateApiOptions): Gvk {
     throw new OpgenError(`kind "${kind}" clashes with a name the scaffolded code imports from @opgen/runtime`, { flag: '--kind' }, `choose another kind name, e.g. My${kind}`);
   }
   // A built-in group may hold a dot (rbac.authorization); the project's own groups are one DNS label.
-  const groupProblem = o.resource === false && Object.hasOwn(CORE_GROUPS, group) ? undefined : checkDns1123Label(group);
+  const groupProblem = o.resource === false && typedBuiltin(group) ? undefined : checkDns1123Label(group);
   if (groupProblem) throw new OpgenError(`invalid group "${group}": it ${groupProblem}`, { flag: '--group' });
   const versionProblem = checkApiVersion(version);
   if (versionProblem) throw new OpgenError(`invalid version "${version}": it ${versionProblem}`, { flag: '--version' });
@@ -174,7 +175,7 @@ function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptio
     throw new OpgenError(
       `no API ${gvk.group}/${gvk.version}, Kind=${gvk.kind} in this project for the controller to reconcile`,
       { flag: '--resource' },
-      `leave --resource on to create the types, use a built-in group (${Object.keys(CORE_GROUPS).join(', ')}), or pass --external-api-path for another project's types`,
+      `leave --resource on to create the types, use a built-in group (${Object.keys(TYPED_VERSIONS).join(', ')}), or pass --external-api-path for another project's types`,
     );
   }
   return existing;
