@@ -6,7 +6,8 @@ import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import https from 'node:https';
 import net from 'node:net';
-import tls from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
+import { connect as tlsConnect } from '../internal/tls/node-tls.js';
 
 /** An https.Agent whose connections are CONNECT tunnels through `proxyUrl`. */
 export class ConnectProxyAgent extends https.Agent {
@@ -58,7 +59,7 @@ export class ConnectProxyAgent extends https.Agent {
       // our ClientHello, so this is empty in practice).
       const rest = answer.subarray(end + 4);
       if (rest.length > 0) socket.unshift(rest);
-      const secure = tls.connect({ ...(options as tls.ConnectionOptions), socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) });
+      const secure = tlsConnect({ ...(options as ConnectionOptions), socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) });
       done(null, secure);
     };
     socket.on('data', onData);

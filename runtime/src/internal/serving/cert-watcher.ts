@@ -7,7 +7,8 @@
 // certificate in use only changes to a pair that loads.
 import { watch, readFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import type { SecureContextOptions } from 'node:tls';
+import { createSecureContext } from '../tls/node-tls.js';
 import { TinyCa } from '../tls/tiny-ca.js';
 import type { CertificateSource } from './http-server.js';
 
