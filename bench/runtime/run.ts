@@ -39,22 +39,41 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
     // Node flags for the @opgen/runtime operator instead of the scaffolded Dockerfile's (see
-    // scaffoldNodeFlags), e.g. --node-flags='' for Node's defaults or '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+    // scaffoldImage), e.g. --node-flags= for Node's defaults or --node-flags='--cpu-prof --cpu-prof-dir=/tmp/prof'.
     'node-flags': { type: 'string' },
   },
 });
 /**
- * The node flags a scaffolded operator's image runs with (the ENTRYPOINT of templates/init/Dockerfile.hbs),
- * so the benchmark measures the operator users deploy.
+ * The node flags and environment a scaffolded operator's image runs with (the ENTRYPOINT and ENV lines
+ * of templates/init/Dockerfile.hbs), so the benchmark measures the operator users deploy. A variable
+ * set in the benchmark's own environment wins over the image's (MALLOC_ARENA_MAX=8 npm run bench:runtime).
  */
-function scaffoldNodeFlags(): string[] {
+function scaffoldImage(): { flags: string[]; env: Record<string, string> } {
   const dockerfile = readFileSync(join(benchDir, '..', '..', 'templates', 'init', 'Dockerfile.hbs'), 'utf8');
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
   if (!entrypoint) fail('templates/init/Dockerfile.hbs has no ENTRYPOINT ["…"] line to take the node flags from');
   const argv = JSON.parse(entrypoint) as string[];
-  return argv.slice(1).filter((a) => a.startsWith('--'));
+  // Only the last stage's ENV lines: the build stages' are not in the image.
+  const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env: Record<string, string> = {};
+  for (const [, pairs] of lastStage.matchAll(/^ENV (.+)$/gm)) {
+    for (const pair of pairs!.trim().split(/\s+/)) {
+      const [name, value] = pair.split(/=(.*)/);
+      if (!name || value === undefined) fail(`templates/init/Dockerfile.hbs: ENV ${pairs} is not NAME=value`);
+      env[name] = value;
+    }
+  }
+  return { flags: argv.slice(1).filter((a) => a.startsWith('--')), env };
 }
-const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(' ').filter(Boolean) : scaffoldNodeFlags();
+const image = scaffoldImage();
+const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(' ').filter(Boolean) : image.flags;
+/** The environment of a Node process the benchmark starts: the image's, then the benchmark's own. */
+const nodeEnv = (kubeconfigPath: string): NodeJS.ProcessEnv => ({ ...image.env, ...process.env, KUBECONFIG: kubeconfigPath });
+/** The image's environment as the opgen operator and the floor get it, for the report's first line. */
+function imageEnvNote(): string {
+  const pairs = Object.keys(image.env).map((name) => `${name}=${process.env[name] ?? image.env[name]}`);
+  return pairs.length ? `, environment ${pairs.join(' ')}` : '';
+}
 const count = Number(values.count);
 const more = Number(values.more);
 const workers = Number(values.workers);
@@ -248,7 +267,7 @@ async function floorIdleKb(env: TestEnv, round: number, workDir: string): Promis
   const port = await freePort();
   const logPath = join(workDir, `${namespace}.log`);
   const child = spawn(process.execPath, [...nodeFlags, floorJs, '--namespace', namespace, '--health-probe-bind-address', `127.0.0.1:${port}`], {
-    env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
+    env: nodeEnv(env.kubeconfigPath),
     stdio: ['ignore', openSync(logPath, 'w'), openSync(logPath, 'a')],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -310,7 +329,7 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
   const logPath = join(workDir, `${namespace}.log`);
   const log = openSync(logPath, 'w');
   const child = spawn(operator.command, [...operator.args, '--namespace', namespace, '--health-probe-bind-address', `127.0.0.1:${port}`, '--metrics-bind-address', `127.0.0.1:${metricsPort}`, '--max-concurrent-reconciles', String(workers)], {
-    env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
+    env: operator.key === 'ts' ? nodeEnv(env.kubeconfigPath) : { ...process.env, KUBECONFIG: env.kubeconfigPath },
     stdio: ['ignore', log, log],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -458,7 +477,7 @@ async function benchmark(workDir: string): Promise<void> {
   });
   const lines = [
     '',
-    `bench/runtime: ${count} Widgets → ConfigMap + Ready condition, ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver; node flags of the opgen operator: ${nodeFlags.join(' ') || '(none)'}`,
+    `bench/runtime: ${count} Widgets → ConfigMap + Ready condition, ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver; node flags of the opgen operator: ${nodeFlags.join(' ') || '(none)'}${imageEnvNote()}`,
     `${'operator'.padEnd(40)}${'all-Ready'.padStart(11)}${'Widgets/s'.padStart(11)}${'CPU s'.padStart(8)}${'rec/Widget'.padStart(11)}${'CPU ms/rec'.padStart(11)}${'idle RSS'.padStart(11)}${'peak RSS'.padStart(11)}${'first batch/object'.padStart(19)}${more > 0 ? 'marginal'.padStart(11) : ''}`,
     ...summary.map(
       (s) =>
@@ -472,7 +491,7 @@ async function benchmark(workDir: string): Promise<void> {
   if (floors.length > 0) {
     const go = summary.find((s) => s.key === 'go');
     lines.push(
-      `Node floor (floor.ts: HTTPS list+watch of both kinds and /readyz, no runtime, same node flags): idle RSS ${mb(median(floors))}` +
+      `Node floor (floor.ts: HTTPS list+watch of both kinds and /readyz, no runtime, same node flags and environment): idle RSS ${mb(median(floors))}` +
         (go ? ` = ${(median(floors) / go.idle).toFixed(2)}× controller-runtime's idle` : ''),
     );
   }

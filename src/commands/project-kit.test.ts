@@ -81,6 +81,21 @@ describe('init: the project kit', () => {
     expect(read('Dockerfile')).toContain('FROM --platform=$BUILDPLATFORM node:20-bookworm-slim AS builder');
   });
 
+  it("starts the image's node with flags and environment this Node accepts (a mistyped V8 flag stops the pod)", async () => {
+    expect((await init()).code).toBe(0);
+    const lastStage = read('Dockerfile').slice(read('Dockerfile').lastIndexOf('\nFROM '));
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(lastStage)![1]!) as string[];
+    expect(entrypoint[0]).toBe('/nodejs/bin/node');
+    expect(entrypoint.at(-1)).toBe('/dist/main.js');
+    const env = Object.fromEntries([...lastStage.matchAll(/^ENV (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(Object.keys(env)).toContain('MALLOC_ARENA_MAX');
+    const flags = entrypoint.slice(1, -1);
+    writeFileSync(join(parent, 'main.mjs'), 'console.log(process.execArgv.join(" "), process.env.MALLOC_ARENA_MAX);\n');
+    const r = spawnSync(process.execPath, [...flags, join(parent, 'main.mjs')], { encoding: 'utf8', env: { ...process.env, ...env } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${flags.join(' ')} ${env.MALLOC_ARENA_MAX}\n`);
+  });
+
   it('sets the manager image from IMG the way kustomize edit set image does (checked with kubectl kustomize)', async () => {
     expect((await init()).code).toBe(0);
     const setImage = (img: string | undefined) => spawnSync(process.execPath, ['hack/set-image.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, IMG: img ?? '' } });
