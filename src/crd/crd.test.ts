@@ -351,3 +351,57 @@ ${KIND}`,
     ).toMatch(/^src\/api\/v1\/types\.ts:\d+:\d+: error: Widget\.spec\.c: corev1\.Contaner is not a Kubernetes type opgen knows \(/);
   });
 });
+
+describe('which interfaces are kinds (controller-gen FindKubeKinds: TypeMeta and ObjectMeta embedded)', () => {
+  it('takes apiVersion, kind and metadata: ObjectMeta, or extends KubeObject, as a kind without +kubebuilder:object:root', async () => {
+    const out = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `import type { KubeObject, ListMeta, ObjectMeta } from '@opgen/runtime';
+import type { metav1 } from '@opgen/runtime/kubernetes';
+export interface Spec { a?: string }
+export interface Widget { apiVersion?: string; kind?: string; metadata?: ObjectMeta; spec?: Spec }
+export interface WidgetList { apiVersion?: string; kind?: string; metadata?: ListMeta; items: Widget[] }
+export interface Gadget extends KubeObject { spec?: Spec }
+export interface Gear { apiVersion?: string; kind?: string; metadata?: metav1.ObjectMeta; spec?: Spec }
+export interface Template { metadata?: ObjectMeta; spec?: Spec }
+`,
+    });
+    expect(Object.keys(out).sort()).toEqual(['test.example.com_gadgets.yaml', 'test.example.com_gears.yaml', 'test.example.com_widgets.yaml']);
+  });
+
+  it('refuses a +groupName folder that yields no kind, saying what it looked for and what came close', async () => {
+    const message = await failure({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}export interface Widget { kind?: string; metadata?: ObjectMeta; spec?: { a?: string } }\n`,
+    });
+    expect(message).toBe(
+      "src/api/v1/gv.ts:1:4: error: src/api/v1 has +groupName=test.example.com but no kind in 2 files: looked for an exported interface with apiVersion, kind and metadata: ObjectMeta (or extending KubeObject, or marked +kubebuilder:object:root=true); close: Widget (src/api/v1/types.ts) has metadata: ObjectMeta but no apiVersion (give the kind's interface apiVersion?: string, kind?: string and metadata?: ObjectMeta (or extends KubeObject))",
+    );
+  });
+
+  it('warns about a +groupName folder without kinds beside folders that have some', async () => {
+    const dir = project({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}export interface WidgetSpec { a?: string }\n${KIND}`,
+      'src/api/v2/gv.ts': GV,
+      'src/api/v2/types.ts': 'export interface Nothing { a?: string }\n',
+    });
+    const lines: string[] = [];
+    expect(await generateCommand({ cwd: dir, targets: ['crd'], check: false, dryRun: false }, (l) => lines.push(l))).toBe(0);
+    expect(lines.filter((l) => l.startsWith('warning:'))).toEqual([
+      "warning: src/api/v2/gv.ts:1:4: src/api/v2 has +groupName=test.example.com but no kind in 2 files: looked for an exported interface with apiVersion, kind and metadata: ObjectMeta (or extending KubeObject, or marked +kubebuilder:object:root=true) (give the kind's interface apiVersion?: string, kind?: string and metadata?: ObjectMeta (or extends KubeObject))",
+    ]);
+  });
+});
+
+describe('root metadata', () => {
+  it('is required when declared non-optional, as controller-gen does for json:"metadata"', async () => {
+    const out = await crds({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}export interface Widget { apiVersion?: string; kind?: string; metadata: ObjectMeta; spec?: { a?: string } }\n`,
+    });
+    const schema = out['test.example.com_widgets.yaml'].spec.versions[0].schema.openAPIV3Schema;
+    expect(schema.required).toEqual(['metadata']);
+    expect(schema.properties.metadata).toEqual({ type: 'object' });
+  });
+});

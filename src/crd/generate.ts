@@ -4,7 +4,8 @@ import { basename } from 'node:path';
 import type { ts as TS } from 'ts-morph';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker, LoadedFile, SourceSet } from '../markers/index.js';
-import { positionOf } from '../markers/index.js';
+import { KUBERNETES_TYPES_MODULE, positionOf } from '../markers/index.js';
+import { KUBERNETES_MODULE, RUNTIME_MODULE } from './type-origins.js';
 import { pluralize } from '../naming/index.js';
 import type { JSONSchemaProps } from './json-schema.js';
 import type { SchemaMarker } from './markers/index.js';
@@ -44,6 +45,8 @@ interface KindVersion {
   schema?: JSONSchemaProps;
 }
 
+const FIX_NO_KIND = "give the kind's interface apiVersion?: string, kind?: string and metadata?: ObjectMeta (or extends KubeObject)";
+
 export const VERSION_ANNOTATION = 'opgen.dev/version';
 
 function folderMarker(folder: ApiFolder, name: string): CollectedMarker | undefined {
@@ -65,6 +68,8 @@ export function generateCrds(
      * caller starts afresh when a folder's markers or the set of scanned files changed.
      */
     earlier?: Map<string, GeneratedCrd>;
+    /** Prints a warning line (a +groupName folder without kinds while others have some). */
+    warn?: (line: string) => void;
   } = {},
 ): GeneratedCrd[] {
   const ts = sources.ts;
@@ -78,6 +83,7 @@ export function generateCrds(
   const builder = new SchemaBuilder(sources, schemaMarkers, (file) => ({ optionalByDefault: optional(file) }), errors, kubernetes, options.generateEmbeddedObjectMeta);
 
   const found: KindVersion[] = [];
+  const empty: { where: CollectedMarker['where']; message: string }[] = [];
   for (const folder of folders) {
     if (folderMarker(folder, 'kubebuilder:skip')) continue;
     const groupMarker = folderMarker(folder, 'groupName');
@@ -95,20 +101,28 @@ export function generateCrds(
       }
     }
     const version = (folderMarker(folder, 'versionName')?.value as string | undefined) ?? basename(folder.dir);
+    let kindsInFolder = 0;
+    const nearMisses: string[] = [];
     for (const file of folder.files) {
       for (const st of file.sf.statements) {
         if (!ts.isInterfaceDeclaration(st)) continue;
         const info = file.markers.declarations.get(st);
         const root = info?.markers.find((m) => m.definition.name === 'kubebuilder:object:root');
-        if (!root || root.value !== true) continue;
+        const shape = kindShape(sources, file, st);
+        // controller-gen's rule (FindKubeKinds): a type embedding TypeMeta and ObjectMeta is a kind, with or
+        // without the marker; the marker alone still makes one (and a missing metadata is then an error).
+        if (!shape.kind && (!root || root.value !== true)) {
+          if (shape.nearMiss) nearMisses.push(`${st.name.text} (${file.display}) ${shape.nearMiss}`);
+          continue;
+        }
         const members = st.members.filter(ts.isPropertySignature).map((m) => m.name.getText(file.sf));
-        const extendsKubeObject = (st.heritageClauses ?? []).some((c) => c.types.some((t) => t.expression.getText(file.sf) === 'KubeObject'));
         if (st.name.text.endsWith('List') && members.includes('items')) continue;
         const where = positionOf(file, st.name);
-        if (!members.includes('metadata') && !extendsKubeObject) {
+        if (!shape.kind && !members.includes('metadata')) {
           errors.push(new OpgenError(`${st.name.text}: a kind needs a metadata property`, where, `add metadata?: ObjectMeta (from @opgen/runtime)`));
           continue;
         }
+        kindsInFolder++;
         if (!st.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
           errors.push(new OpgenError(`${st.name.text}: a kind must be exported`, where, `write export interface ${st.name.text}`));
           continue;
@@ -129,6 +143,20 @@ export function generateCrds(
         });
       }
     }
+    if (groupMarker && kindsInFolder === 0) {
+      const near = nearMisses.length > 0 ? `; close: ${nearMisses.join('; ')}` : '';
+      empty.push({
+        where: groupMarker.where,
+        message: `${folder.display} has +groupName=${String(groupMarker.value)} but no kind in ${folder.files.length} file${folder.files.length === 1 ? '' : 's'}: looked for an exported interface with apiVersion, kind and metadata: ObjectMeta (or extending KubeObject, or marked +kubebuilder:object:root=true)${near}`,
+      });
+    }
+  }
+  // A +groupName folder that yields nothing is said, never passed over: an error when no CRD comes out at
+  // all (exit 0 with nothing written would look like success), a warning beside the CRDs of other folders.
+  if (found.length === 0) {
+    for (const e of empty) errors.push(new OpgenError(e.message, e.where, FIX_NO_KIND));
+  } else {
+    for (const e of empty) options.warn?.(`warning: ${e.where.file}:${e.where.line}:${e.where.column}: ${e.message} (${FIX_NO_KIND})`);
   }
 
   const cel = celChecker(sources);
@@ -157,6 +185,37 @@ export function generateCrds(
     if (crd) out.push({ ...crd, key, builtFrom: files, faultless: errors.length === errorsBefore });
   }
   return out.sort((a, b) => byteCompare(a.fileName, b.fileName));
+}
+
+/**
+ * Whether an interface is a kind by its shape, TypeScript's twin of embedding TypeMeta and ObjectMeta:
+ * apiVersion, kind and metadata typed as the runtime's ObjectMeta (metav1.ObjectMeta, client-node's
+ * V1ObjectMeta), or extending the runtime's KubeObject. `nearMiss` says what a kind-like interface lacks.
+ */
+export function kindShape(sources: SourceSet, file: LoadedFile, st: TS.InterfaceDeclaration): { kind: boolean; nearMiss?: string } {
+  const ts = sources.ts;
+  for (const clause of st.heritageClauses ?? []) {
+    for (const t of clause.types) {
+      const r = sources.resolve(file, t.expression.getText(file.sf));
+      if (r.kind === 'module' && r.module === RUNTIME_MODULE && r.name === 'KubeObject') return { kind: true };
+    }
+  }
+  const props = new Map<string, TS.PropertySignature>();
+  for (const m of st.members) if (ts.isPropertySignature(m) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name))) props.set(m.name.text, m);
+  const meta = props.get('metadata');
+  if (!meta) return { kind: false };
+  if (props.has('items')) return { kind: false }; // a list (ListMeta): never a kind
+  const metaType = meta.type && ts.isTypeReferenceNode(meta.type) ? meta.type.typeName.getText(file.sf) : undefined;
+  const r = metaType ? sources.resolve(file, metaType) : undefined;
+  const objectMeta =
+    r?.kind === 'module' &&
+    ((r.module === RUNTIME_MODULE && r.name === 'ObjectMeta') ||
+      (r.module === `${KUBERNETES_TYPES_MODULE}/metav1` && r.name === 'ObjectMeta') ||
+      (r.module === KUBERNETES_MODULE && r.name === 'V1ObjectMeta'));
+  const missing = ['apiVersion', 'kind'].filter((n) => !props.has(n));
+  if (objectMeta && missing.length === 0) return { kind: true };
+  if (!objectMeta) return { kind: false, nearMiss: `has metadata${metaType ? `: ${metaType}` : ''}, not ObjectMeta from ${RUNTIME_MODULE}` };
+  return { kind: false, nearMiss: `has metadata: ObjectMeta but no ${missing.join(' or ')}` };
 }
 
 /** Whether an earlier run's CRD still holds: the same version declarations, no file it was built from changed. */

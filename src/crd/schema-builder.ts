@@ -149,7 +149,9 @@ export class SchemaBuilder {
         continue;
       }
       if (root && name === 'metadata') {
+        // Always {type: object} (FixTopLevelMetadata), but required when declared so: `json:"metadata"`.
         properties[name] = { type: 'object' };
+        if (this.isRequired(file, member)) required.add(name);
         continue;
       }
       const field = this.fieldSchema(file, member, fieldPath);
@@ -179,14 +181,7 @@ export class SchemaBuilder {
     const info = file.markers.declarations.get(prop);
     const markers = info?.markers ?? [];
     const has = (name: string): boolean => markers.some((m) => m.definition.name === name);
-    // `x?: T` and `x: T | undefined` may both be absent from the JSON.
-    const undefinedAllowed = !!prop.type && this.ts.isUnionTypeNode(prop.type) && prop.type.types.some((t) => t.kind === this.ts.SyntaxKind.UndefinedKeyword);
-    let required = !prop.questionToken && !undefinedAllowed;
-    if (this.folderOf(file).optionalByDefault) required = false;
-    if (has('required') || has('k8s:required')) required = true;
-    if (has('optional') || has('k8s:optional')) required = false;
-    if (has('kubebuilder:validation:Required')) required = true;
-    if (has('kubebuilder:validation:Optional')) required = false;
+    const required = this.isRequired(file, prop);
 
     let schema: JSONSchemaProps;
     if (has('kubebuilder:validation:Schemaless')) {
@@ -212,6 +207,21 @@ export class SchemaBuilder {
     }
     this.checkField(file, prop, path, schema, markers);
     return { schema, required, immutable: has('k8s:immutable') };
+  }
+
+  /** controller-gen's precedence: Validation:Optional/Required, then +optional/+required (k8s: too), then the folder default, then `?`. */
+  private isRequired(file: LoadedFile, prop: TS.PropertySignature): boolean {
+    const markers = file.markers.declarations.get(prop)?.markers ?? [];
+    const has = (name: string): boolean => markers.some((m) => m.definition.name === name);
+    // `x?: T` and `x: T | undefined` may both be absent from the JSON.
+    const undefinedAllowed = !!prop.type && this.ts.isUnionTypeNode(prop.type) && prop.type.types.some((t) => t.kind === this.ts.SyntaxKind.UndefinedKeyword);
+    let required = !prop.questionToken && !undefinedAllowed;
+    if (this.folderOf(file).optionalByDefault) required = false;
+    if (has('required') || has('k8s:required')) required = true;
+    if (has('optional') || has('k8s:optional')) required = false;
+    if (has('kubebuilder:validation:Required')) required = true;
+    if (has('kubebuilder:validation:Optional')) required = false;
+    return required;
   }
 
   /** What the API server would reject about this field, refused before anything is written. */

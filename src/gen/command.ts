@@ -137,6 +137,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       }
       const crds = generateCrds(sources, folders, schemaMarkers, kubernetes, opgenVersion(), errors, {
         generateEmbeddedObjectMeta: o.crd?.generateEmbeddedObjectMeta === true,
+        warn: out,
         ...(session ? { earlier: session.crds } : {}),
       });
       crdCount += crds.length;

@@ -12,7 +12,7 @@ import { filesIn, readManifests, runControllerGen, runOpgen, warmUp, type Genera
 
 warmUp();
 
-const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster', 'cronjob', 'merging'];
+const crdFixtures = ['basics', 'validation', 'kubernetes', 'versions', 'cluster', 'cronjob', 'merging', 'upstream'];
 
 interface Crd {
   metadata: { name: string };

@@ -85,6 +85,16 @@ const fixtures: { fixture: string; target: Target; files: string[]; covers: stri
     files: ['merging.parity.opgen.dev_merges.yaml'],
     covers: "extends and A & B keep the bases' type markers (MinProperties, XValidation, structType) as controller-gen's allOf flattening does",
   },
+  {
+    fixture: 'upstream',
+    target: 'crd',
+    files: [
+      'upstream.parity.opgen.dev_beacons.yaml',
+      'upstream.parity.opgen.dev_lanterns.yaml',
+      'upstream.parity.opgen.dev_ledgers.yaml',
+    ],
+    covers: 'what public Go APIs write: kinds without +kubebuilder:object:root, required root metadata',
+  },
   { fixture: 'rbac', target: 'rbac', files: ['role.yaml'], covers: 'RBAC markers: merging, core group, URLs, resourceNames, *, namespaced Roles' },
   {
     fixture: 'webhook',
