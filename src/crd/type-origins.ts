@@ -38,9 +38,16 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
   if (r.kind === 'module') {
     if (r.module === RUNTIME_MODULE) {
       const known = knownTypeSchema(r.name);
-      if (!known) return refused(`${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}`);
       // int/int32/int64 are Go builtins: a field's markers apply to them directly, not as a layer.
-      return { kind: 'schema', schema: known, named: !['int', 'int32', 'int64'].includes(r.name) };
+      if (known) return { kind: 'schema', schema: known, named: !['int', 'int32', 'int64'].includes(r.name) };
+      // The runtime's other data types (LabelSelector, OwnerReference, the built-in kinds it types loosely)
+      // stand for a Go type of k8s.io/api or apimachinery: its full schema, as controller-gen parses it.
+      const model = RUNTIME_MODELS[r.name] ?? `V1${r.name}`;
+      const schema = kubernetes && /^[A-Z]/.test(r.name) ? kubernetes.kubernetesModelSchema(model) : undefined;
+      if (schema) return { kind: 'schema', schema, named: true };
+      const instead = INSTEAD[r.name];
+      if (instead) return refused(`${r.name} from ${RUNTIME_MODULE} cannot be a field's type`, instead);
+      return refused(`${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}, or a type of ${KUBERNETES_TYPES_MODULE}`);
     }
     if (r.module === KUBERNETES_MODULE) {
       if (!kubernetes) return refused(`${r.name} from ${KUBERNETES_MODULE} needs the Kubernetes model schemas, which this opgen build lacks`, 'reinstall opgen');
@@ -67,6 +74,22 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
   return { kind: 'declaration', file: r.file, decl: r.decl };
 }
 
+/** @opgen/runtime's loosely typed built-ins whose client-node model is not `V1<Name>`. */
+const RUNTIME_MODELS: Record<string, string> = { Event: 'CoreV1Event' };
+
+/** @opgen/runtime exports that are no data type of their own, and what to write instead. */
+const INSTEAD: Record<string, string> = {
+  KubeObject: `use RawExtension from ${RUNTIME_MODULE} for an embedded object of any kind, or the kind's own type (appsv1.Deployment)`,
+  KubeList: `use an array of the kind's type (corev1.Pod[]), or RawExtension from ${RUNTIME_MODULE}`,
+};
+
+/** Group-versions of @opgen/runtime/kubernetes whose types are no CRD field (no model is shipped for them). */
+const REFUSED_GROUPS: Record<string, { why: string; instead: string }> = {
+  // JSONSchemaProps nests itself: controller-gen writes an untyped `items: {}` the API server refuses.
+  apiextensions: { why: 'apiextensions.k8s.io types nest JSONSchemaProps in itself, which no CRD schema can express', instead: `use JSON from ${RUNTIME_MODULE} (any JSON, kept as written)` },
+  admission: { why: 'admission.k8s.io types are webhook messages, never stored', instead: `use RawExtension from ${RUNTIME_MODULE}, or declare the fields you keep` },
+};
+
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
@@ -78,9 +101,10 @@ function runtimeKubernetesOrigin(kubernetes: KubernetesModels | undefined, group
   const at = `${group}${version}.${name}`;
   if (group === 'meta') {
     const known = knownTypeSchema(name);
-    if (!known) return { kind: 'refused', message: `${at} has no CRD schema`, fix: `use one of ${KNOWN_TYPE_NAMES.join(', ')} from ${RUNTIME_MODULE}` };
-    return { kind: 'schema', schema: known, named: true };
+    if (known) return { kind: 'schema', schema: known, named: true };
   }
+  const refusal = REFUSED_GROUPS[group];
+  if (refusal) return { kind: 'refused', message: `${at} cannot be a field's type: ${refusal.why}`, fix: refusal.instead };
   if (!kubernetes) return { kind: 'refused', message: `${at} needs the Kubernetes model schemas, which this opgen build lacks`, fix: 'reinstall opgen' };
   const candidates = [`${capitalize(group)}${capitalize(version)}${name}`, `${capitalize(version)}${name}`];
   for (const model of candidates) {

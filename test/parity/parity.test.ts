@@ -92,8 +92,9 @@ const fixtures: { fixture: string; target: Target; files: string[]; covers: stri
       'upstream.parity.opgen.dev_beacons.yaml',
       'upstream.parity.opgen.dev_lanterns.yaml',
       'upstream.parity.opgen.dev_ledgers.yaml',
+      'upstream.parity.opgen.dev_sieves.yaml',
     ],
-    covers: 'what public Go APIs write: kinds without +kubebuilder:object:root, required root metadata',
+    covers: 'what public Go APIs write: kinds without +kubebuilder:object:root, required root metadata, metav1.LabelSelector and OwnerReference',
   },
   { fixture: 'rbac', target: 'rbac', files: ['role.yaml'], covers: 'RBAC markers: merging, core group, URLs, resourceNames, *, namespaced Roles' },
   {
