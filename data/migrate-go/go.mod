@@ -1,0 +1,3 @@
+module opgen.dev/migrate-go
+
+go 1.22

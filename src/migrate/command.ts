@@ -1,0 +1,93 @@
+// `opgen migrate api <go-package-dir>... --output <dir>`: a kubebuilder/controller-gen Go API package in,
+// TypeScript types with the same markers and descriptions out, so that `opgen generate crd --paths <dir>`
+// writes the CRDs `controller-gen crd paths=<go-package-dir>` writes. Nothing is written on failure.
+import { posix, relative, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import type HandlebarsNamespace from 'handlebars';
+import type { CommandContext } from '../common/command-context.js';
+import { OpgenError } from '../diag/diagnostic.js';
+import { createGeneratorRegistry } from '../gen/registry.js';
+import { commitTree, loadTemplates, Tree } from '../scaffold/index.js';
+import type { GoModel } from './go-model.js';
+import { readGoPackages } from './read-go.js';
+import { translate, type Translation } from './translate.js';
+
+export interface MigrateApiOptions {
+  dirs: string[];
+  output?: string;
+  force: boolean;
+  dryRun: boolean;
+}
+
+export async function migrateApiCommand(ctx: CommandContext, o: MigrateApiOptions): Promise<number> {
+  if (o.dirs.length === 0) throw new OpgenError('no Go package folder given', { flag: 'migrate api' }, 'write opgen migrate api ./api/v1 --output src/api');
+  if (!o.output) throw new OpgenError('--output is required', { flag: '--output' }, 'name the folder for the TypeScript API, e.g. --output src/api');
+  const model = readGoPackages(ctx.cwd, o.dirs);
+  const roots = model.packages.filter((p) => p.root);
+  for (const [i, p] of roots.entries()) {
+    if (!p.markers.some((m) => m.text.startsWith('+groupName='))) {
+      const dir = o.dirs.find((d) => resolve(ctx.cwd, d) === p.dir) ?? o.dirs[i]!;
+      throw new OpgenError(`${dir} (package ${p.name}) has no +groupName marker, so controller-gen makes no CRD of it`, { file: dir }, 'pass the API version package, the one whose doc.go or groupversion_info.go says // +groupName=<group>');
+    }
+  }
+  const translation = translate(model, createGeneratorRegistry());
+  const outputAbs = resolve(ctx.cwd, o.output);
+  const tree = new Tree(outputAbs);
+  render(tree, translation, o.force);
+  const changes = commitTree(tree, { dryRun: o.dryRun, out: (l) => ctx.out(l) });
+  printSummary(ctx, model, translation, relative(ctx.cwd, outputAbs) || '.', changes.length, o.dryRun);
+  return 0;
+}
+
+function render(tree: Tree, t: Translation, force: boolean): void {
+  const hb = (createRequire(import.meta.url)('handlebars') as typeof HandlebarsNamespace).create();
+  const templates = new Map(loadTemplates('migrate').map((tpl) => [tpl.source, tpl]));
+  const compile = (name: string): { run: HandlebarsTemplateDelegate; ifExists: 'error' | 'skip' | 'overwrite' } => {
+    const tpl = templates.get(name);
+    if (!tpl) throw new Error(`templates/migrate/${name} is missing`);
+    return { run: hb.compile(tpl.body, { noEscape: true, strict: false }), ifExists: force && tpl.ifExists === 'error' ? 'overwrite' : tpl.ifExists };
+  };
+  const types = compile('types.ts.hbs');
+  const index = compile('index.ts.hbs');
+  for (const f of t.files) tree.write(f.path, types.run(f), { ifExists: types.ifExists });
+  for (const i of t.indexes) {
+    if (i.exports.length > 0) tree.write(i.path, index.run(i), { ifExists: index.ifExists });
+  }
+}
+
+/** A Go position relative to the working directory, as the user typed the package folder. */
+function relativePos(cwd: string, pos: string): string {
+  const rel = relative(cwd, pos);
+  return rel.startsWith('..') ? pos : rel;
+}
+
+type HandlebarsTemplateDelegate = (context: unknown) => string;
+
+function printSummary(ctx: CommandContext, model: GoModel, t: Translation, output: string, changed: number, dryRun: boolean): void {
+  const s = t.summary;
+  const kinds = s.packages.flatMap((p) => p.kinds);
+  ctx.out(
+    `${dryRun ? 'would migrate' : 'migrated'} ${s.packages.length} Go package${s.packages.length === 1 ? '' : 's'} (${s.packages.reduce((n, p) => n + p.types, 0)} types, ${kinds.length} kind${kinds.length === 1 ? '' : 's'}: ${kinds.join(', ') || 'none'}) into ${output} (${changed} file${changed === 1 ? '' : 's'} changed)`,
+  );
+  for (const p of s.packages) ctx.out(`  ${p.importPath} -> ${posix.join(output, p.folder)}${p.root ? '' : ' (types it uses)'}`);
+  if (s.ignored.length > 0) {
+    // One line per marker text: `+genclient` stands above every kind of a package.
+    const byText = new Map<string, { why: string; at: string[] }>();
+    for (const i of s.ignored) {
+      const e = byText.get(i.text) ?? { why: i.why, at: [] };
+      e.at.push(relativePos(ctx.cwd, i.pos));
+      byText.set(i.text, e);
+    }
+    ctx.out(`${s.ignored.length} marker${s.ignored.length === 1 ? '' : 's'} controller-gen ignores, kept as plain comments:`);
+    for (const [text, { why, at }] of byText) {
+      const more = at.length > 3 ? ` and ${at.length - 3} more` : '';
+      ctx.out(`  ${text} (${why}): ${at.slice(0, 3).join(', ')}${more}`);
+    }
+  }
+  if (s.notes.length > 0) {
+    ctx.out(`${s.notes.length} Go construct${s.notes.length === 1 ? '' : 's'} without a TypeScript form:`);
+    for (const n of s.notes) ctx.out(`  ${relativePos(ctx.cwd, n.pos)}: ${n.text}`);
+  }
+  void model;
+  ctx.out(`next: opgen generate crd --paths ${output}`);
+}
