@@ -38,6 +38,7 @@ export const groups: Record<string, string> = {
   create: 'Scaffold a Kubernetes API (types, controller, manifests) or webhooks in an opgen project',
   'generate kustomize': 'Generate kustomize bases (operator-sdk\'s `generate kustomize`)',
   bundle: 'Work with OLM bundles',
+  migrate: 'Move a Go kubebuilder API to opgen',
 };
 
 const dryRun: OptionSpec = { flags: '--dry-run', description: 'print the files that would change (CREATE/UPDATE/DELETE) and write nothing' };
@@ -246,6 +247,20 @@ export const commands: readonly CommandSpec[] = [
       const gen = await loadGen();
       await gen.markersCommand(ctx.out);
       return 0;
+    },
+  },
+  {
+    path: ['migrate', 'api'],
+    args: '<go-package-dirs...>',
+    summary: 'Migrate a Go kubebuilder API package to TypeScript types with the same markers (needs Go)',
+    options: [
+      { flags: '--output <dir>', description: 'folder for the TypeScript API (one subfolder per Go package)' },
+      { flags: '--force', description: 'overwrite files migrated before' },
+      dryRun,
+    ],
+    async run(ctx, args, o) {
+      const { migrateApiCommand } = await import('../migrate/command.js');
+      return migrateApiCommand(ctx, { dirs: args, output: str(o.output), force: o.force === true, dryRun: o.dryRun === true });
     },
   },
 ];
