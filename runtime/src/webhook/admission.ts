@@ -9,7 +9,7 @@ import {
   type Defaulter, type Validator,
 } from './types.js';
 
-const reasonByCode: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 409: 'Conflict', 422: 'Invalid', 500: 'InternalError' };
+const reasonByCode: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 409: 'Conflict', 413: 'RequestEntityTooLarge', 422: 'Invalid', 500: 'InternalError' };
 
 /** The handler behind a defaulting webhook: default() edits a copy; the answer is the difference. */
 export function defaultingHandler<T>(defaulter: Defaulter<T>): AdmissionHandler {
@@ -83,4 +83,20 @@ export async function review(
   if (response.auditAnnotations) out.auditAnnotations = response.auditAnnotations;
   // Answer in the version asked in (v1beta1 is read as v1 and answered as v1beta1).
   return { apiVersion: body.apiVersion, kind: 'AdmissionReview', response: out };
+}
+
+/**
+ * The answer to a request that is not a review this server can handle (empty, too large, not JSON,
+ * another kind or version): HTTP 200 with `allowed: false`, the code and the message, as
+ * controller-runtime answers it. An HTTP error instead would be a failed call, which
+ * `failurePolicy: Ignore` turns into "admit". The uid is echoed when the body had one.
+ */
+export function refusedReview(body: unknown, code: number, message: string): AdmissionReview {
+  const r = (body ?? {}) as { apiVersion?: unknown; request?: { uid?: unknown } };
+  const apiVersion = r.apiVersion === 'admission.k8s.io/v1beta1' ? 'admission.k8s.io/v1beta1' : 'admission.k8s.io/v1';
+  const uid = typeof r.request?.uid === 'string' ? r.request.uid : '';
+  return {
+    apiVersion, kind: 'AdmissionReview',
+    response: { uid, allowed: false, status: { code, reason: reasonByCode[code] ?? 'BadRequest', message, status: 'Failure', metadata: {} } },
+  };
 }

@@ -54,3 +54,15 @@ export async function convertReview(body: ConversionReview, conversions: Map<str
     return { apiVersion: body.apiVersion, kind: 'ConversionReview', response: { uid, convertedObjects: [], result: { status: 'Failure', message } } };
   }
 }
+
+/**
+ * The answer to a request that is not a ConversionReview this server can handle: HTTP 200 with
+ * `result.status: Failure` and the message (the API server fails the read or write with it), in the
+ * review's apiVersion when it was one we know.
+ */
+export function failedConversion(body: unknown, message: string): ConversionReview {
+  const r = (body ?? {}) as { apiVersion?: unknown; request?: { uid?: unknown } };
+  const apiVersion = r.apiVersion === 'apiextensions.k8s.io/v1beta1' ? 'apiextensions.k8s.io/v1beta1' : 'apiextensions.k8s.io/v1';
+  const uid = typeof r.request?.uid === 'string' ? r.request.uid : '';
+  return { apiVersion, kind: 'ConversionReview', response: { uid, convertedObjects: [], result: { status: 'Failure', message } } };
+}

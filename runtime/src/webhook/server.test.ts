@@ -143,15 +143,37 @@ describe('webhook server', () => {
     expect(errors.length - before).toBe(1);
   });
 
-  it('answers malformed requests 4xx and stays up', async () => {
+  it('answers a request that is no review it can handle with HTTP 200 and a refusing review, as controller-runtime, and stays up', async () => {
     const path = '/validate-test-opgen-dev-v1-widget';
+    const refused = async (p: string, body: string | Buffer, headers?: Record<string, string>) => {
+      const res = await post(port, ca.certPem, p, body, headers);
+      expect(res.status).toBe(200);
+      return JSON.parse(res.text) as { apiVersion: string; kind: string; response: { uid: string; allowed?: boolean; status?: object; result?: object } };
+    };
+    const admission = (uid: string, code: number, reason: string, message: string, apiVersion = 'admission.k8s.io/v1') =>
+      ({ apiVersion, kind: 'AdmissionReview', response: { uid, allowed: false, status: { code, reason, message, status: 'Failure', metadata: {} } } });
+    expect(await refused(path, 'not json')).toEqual(admission('', 400, 'BadRequest', expect.stringMatching(/^the body is not JSON: /) as unknown as string));
+    expect(await refused(path, '')).toEqual(admission('', 400, 'BadRequest', 'request body is empty'));
+    expect(await refused(path, admissionReview({ uid: 'ct' }), { 'content-type': 'text/plain' })).toEqual(admission('', 400, 'BadRequest', 'contentType=text/plain, expected application/json'));
+    expect(await refused(path, JSON.stringify({ kind: 'AdmissionReview' }))).toEqual(admission('', 400, 'BadRequest', 'expected an AdmissionReview with request.uid and request.operation'));
+    expect(await refused(path, JSON.stringify({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'old' } })))
+      .toEqual(admission('old', 400, 'BadRequest', 'expected an AdmissionReview with request.uid and request.operation', 'admission.k8s.io/v1beta1'));
+    expect(await refused(path, JSON.stringify({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x', operation: 'CREATE' } })))
+      .toEqual(admission('x', 400, 'BadRequest', "unsupported AdmissionReview apiVersion 'admission.k8s.io/v2'; expected admission.k8s.io/v1"));
+    expect(await refused(path, JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c' } })))
+      .toEqual(admission('c', 400, 'BadRequest', 'expected an AdmissionReview with request.uid and request.operation'));
+    expect(await refused(path, Buffer.alloc(8 * 1024 * 1024, 0x20))).toEqual(admission('', 413, 'RequestEntityTooLarge', 'request entity is too large; limit is 7340032 bytes'));
+
+    const conversion = (uid: string, message: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, convertedObjects: [], result: { status: 'Failure', message } } });
+    expect(await refused('/convert', JSON.stringify({ kind: 'ConversionReview', request: { uid: 'r' } })))
+      .toEqual(conversion('r', 'expected a ConversionReview with request.uid, request.desiredAPIVersion and request.objects'));
+    expect(await refused('/convert', '{')).toEqual(conversion('', expect.stringMatching(/^the body is not JSON: /) as unknown as string));
+    expect(await refused('/convert', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v2', kind: 'ConversionReview', request: { uid: 'v', desiredAPIVersion: 'test.opgen.dev/v1', objects: [] } })))
+      .toEqual(conversion('v', "unsupported ConversionReview apiVersion 'apiextensions.k8s.io/v2'; expected apiextensions.k8s.io/v1"));
+    expect(await refused('/convert', Buffer.alloc(8 * 1024 * 1024, 0x20))).toEqual(conversion('', 'request entity is too large; limit is 7340032 bytes'));
+
+    // Not a webhook: plain HTTP errors (there is no review to answer).
     expect((await post(port, ca.certPem, '/nowhere', admissionReview({}))).status).toBe(404);
-    expect((await post(port, ca.certPem, path, 'not json')).status).toBe(400);
-    expect((await post(port, ca.certPem, path, admissionReview({}), { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await post(port, ca.certPem, path, JSON.stringify({ kind: 'AdmissionReview' }))).status).toBe(400);
-    expect((await post(port, ca.certPem, path, JSON.stringify({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'x', operation: 'CREATE' } }))).status).toBe(400);
-    expect((await post(port, ca.certPem, path, Buffer.alloc(8 * 1024 * 1024, 0x20))).status).toBe(413);
-    expect((await post(port, ca.certPem, '/convert', JSON.stringify({ kind: 'ConversionReview', request: {} }))).status).toBe(400);
     const ok = await post(port, ca.certPem, path, admissionReview({ object: { metadata: { name: 'ok' } } }));
     expect(JSON.parse(ok.text).response.allowed).toBe(true);
   });

@@ -1,6 +1,7 @@
 // The webhook server: HTTPS (TLS ≥ 1.2, default :9443) serving admission webhooks at their paths and
-// CRD conversion at /convert. Every replica serves (no leader election). Bad requests are answered
-// 4xx and never reach handlers; handler failures become error results; the process stays up.
+// CRD conversion at /convert. Every replica serves (no leader election). A request that is not a review
+// the path can answer never reaches a handler and is refused inside a review (HTTP 200); handler
+// failures become error results; the process stays up.
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,8 @@ import { CertWatcher, selfSignedCertificate } from '../internal/serving/cert-wat
 import { bindAddressOf, serveUntilAborted, type CertificateSource } from '../internal/serving/http-server.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { Runnable } from '../manager/manager.js';
-import { review } from './admission.js';
-import { conversionKey, convertReview } from './conversion.js';
+import { refusedReview, review } from './admission.js';
+import { conversionKey, convertReview, failedConversion } from './conversion.js';
 import type { AdmissionHandler, AdmissionReview, Conversion, ConversionReview } from './types.js';
 
 /** controller-runtime's cap on a review's body. */
@@ -145,53 +146,61 @@ export class WebhookServer implements Runnable {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
     const handler = this.admission.get(path);
     const converting = path === '/convert' && this.conversions.size > 0;
+    // Not a webhook at all: plain HTTP errors.
     if (!handler && !converting) return fail(res, 404, `no webhook is registered at ${path}`);
     if (req.method !== 'POST') return fail(res, 405, `${req.method} is not allowed; the API server POSTs reviews`);
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json') return fail(res, 415, `content type '${type}' is not supported; send application/json`);
-    const body = await readBody(req, res);
-    if (body === undefined) return;
+    // A webhook, asked something it cannot answer: a review that refuses (HTTP 200), never an HTTP
+    // error, which failurePolicy: Ignore would turn into "admit" (controller-runtime's admission/http.go).
     let parsed: unknown;
+    const refuse = (code: number, message: string, opts: { close?: boolean } = {}) => {
+      this.log.debug('webhook request refused', { path, code, message });
+      reply(res, converting ? failedConversion(parsed, message) : refusedReview(parsed, code, message), opts);
+    };
+    const body = await readBody(req);
+    if (body === undefined) return refuse(413, `request entity is too large; limit is ${maxRequestBytes} bytes`, { close: true });
+    if (body.length === 0) return refuse(400, 'request body is empty');
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') return refuse(400, `contentType=${type}, expected application/json`);
     try {
       parsed = JSON.parse(body);
     } catch (err) {
-      return fail(res, 400, `the body is not JSON: ${(err as Error).message}`);
+      return refuse(400, `the body is not JSON: ${(err as Error).message}`);
     }
     if (converting) {
       const r = parsed as ConversionReview;
       if (r?.kind !== 'ConversionReview' || typeof r.request?.uid !== 'string' || !Array.isArray(r.request.objects) || typeof r.request.desiredAPIVersion !== 'string') {
-        return fail(res, 400, 'expected a ConversionReview with request.uid, request.desiredAPIVersion and request.objects');
+        return refuse(400, 'expected a ConversionReview with request.uid, request.desiredAPIVersion and request.objects');
       }
       if (r.apiVersion !== 'apiextensions.k8s.io/v1' && r.apiVersion !== 'apiextensions.k8s.io/v1beta1') {
-        return fail(res, 400, `unsupported ConversionReview apiVersion '${r.apiVersion}'; expected apiextensions.k8s.io/v1`);
+        return refuse(400, `unsupported ConversionReview apiVersion '${r.apiVersion}'; expected apiextensions.k8s.io/v1`);
       }
       return reply(res, await convertReview(r, this.conversions, this.log));
     }
     const r = parsed as AdmissionReview;
     if (r?.kind !== 'AdmissionReview' || typeof r.request?.uid !== 'string' || typeof r.request.operation !== 'string') {
-      return fail(res, 400, 'expected an AdmissionReview with request.uid and request.operation');
+      return refuse(400, 'expected an AdmissionReview with request.uid and request.operation');
     }
     if (r.apiVersion !== 'admission.k8s.io/v1' && r.apiVersion !== 'admission.k8s.io/v1beta1') {
-      return fail(res, 400, `unsupported AdmissionReview apiVersion '${r.apiVersion}'; expected admission.k8s.io/v1`);
+      return refuse(400, `unsupported AdmissionReview apiVersion '${r.apiVersion}'; expected admission.k8s.io/v1`);
     }
     reply(res, await review(handler!, r, path, this.log));
   }
 }
 
 function fail(res: ServerResponse, code: number, message: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', Connection: code === 413 ? 'close' : 'keep-alive' }).end(`${message}\n`);
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${message}\n`);
 }
 
-function reply(res: ServerResponse, body: object): void {
+/** HTTP 200 with a review; `close` ends the connection (a body left unread behind it). */
+function reply(res: ServerResponse, body: object, opts: { close?: boolean } = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }).end(text);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...(opts.close ? { Connection: 'close' } : {}) }).end(text);
 }
 
-/** The body as text, or undefined after answering 413 when it exceeds maxRequestBytes. */
-function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+/** The body as text, or undefined when it exceeds maxRequestBytes (the rest is not read). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxRequestBytes) {
-    fail(res, 413, `the body exceeds ${maxRequestBytes} bytes`);
     req.resume();
     return Promise.resolve(undefined);
   }
@@ -204,7 +213,6 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
       size += chunk.length;
       if (size > maxRequestBytes) {
         tooLarge = true;
-        fail(res, 413, `the body exceeds ${maxRequestBytes} bytes`);
         resolve(undefined);
         return;
       }
