@@ -23,6 +23,8 @@ interface Built {
   /** A named type: the field's markers form a separate layer merged onto it. */
   named: boolean;
   nullable: boolean;
+  /** Stands for a Go struct (runtime known type, Kubernetes model): a bare $ref to controller-gen's markers. */
+  struct?: boolean;
 }
 
 export class SchemaBuilder {
@@ -196,7 +198,7 @@ export class SchemaBuilder {
         const layer: JSONSchemaProps = {};
         if (info?.description) layer.description = info.description;
         if (built.nullable) layer.nullable = true;
-        this.applyMarkers(layer, markers, { typeHint: built.schema.type, intOrStringHint: built.schema['x-kubernetes-int-or-string'] }, path);
+        this.applyMarkers(layer, markers, { typeHint: built.schema.type, intOrStringHint: built.schema['x-kubernetes-int-or-string'], structRef: built.struct }, path);
         schema = this.mergeLayer(file, prop, path, built.schema, layer);
       } else {
         schema = built.schema;
@@ -381,9 +383,9 @@ export class SchemaBuilder {
       }
       case 'schema':
         if (this.embeddedObjectMeta && name === 'ObjectMeta' && origin.schema.type === 'object' && Object.keys(origin.schema).length === 1) {
-          return { schema: embeddedObjectMetaSchema(), named: origin.named, nullable: false };
+          return { schema: embeddedObjectMetaSchema(), named: origin.named, nullable: false, struct: true };
         }
-        return { schema: origin.schema, named: origin.named, nullable: false };
+        return { schema: origin.schema, named: origin.named, nullable: false, struct: origin.named };
       case 'refused':
         return plain(this.fail(file, node, path, origin.message, origin.fix));
       case 'declaration':

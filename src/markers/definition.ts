@@ -53,6 +53,17 @@ export const argTypes = {
   stringList: { kind: 'list', of: { kind: 'string' } },
 } as const satisfies Record<string, ArgType>;
 
+/**
+ * A `json` value written `ref(...)`: Kubernetes declarative defaulting's reference to a Go constant. It
+ * has no JSON value here; controller-gen ignores it (writes no default), and so does opgen.
+ */
+export class JsonRef {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
 /** How an argument type is written in help text. */
 export function describeArgType(t: ArgType): string {
   switch (t.kind) {
@@ -61,7 +72,7 @@ export function describeArgType(t: ArgType): string {
     case 'map':
       return `map of ${describeArgType(t.of)} ({k: v})`;
     case 'json':
-      return 'JSON';
+      return 'JSON (or ref(...), which writes nothing)';
     case 'any':
       return 'any value (typed by its spelling)';
     case 'int':

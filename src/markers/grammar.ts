@@ -4,7 +4,7 @@
 //   +path:to:marker:arg=value,arg2=value  named arguments (the last `:segment` is the first argument)
 // Values: "Go-quoted" and `raw` strings, bare strings up to `,` `;` `}`, integers, numbers, true/false,
 // lists `{a,b}` or `a;b`, maps `{k: v}`; `any` values are typed by their spelling, as controller-gen does.
-import type { ArgSpec, ArgType, MarkerDefinition } from './definition.js';
+import { JsonRef, type ArgSpec, type ArgType, type MarkerDefinition } from './definition.js';
 
 /** A syntax or argument error at `offset` characters into the marker text (after the `+`). */
 export class MarkerSyntaxError extends Error {
@@ -192,6 +192,7 @@ class Scanner {
     const at = this.offset();
     const text = this.src.slice(this.i);
     this.i = this.src.length;
+    if (text.startsWith('ref(')) return new JsonRef(text);
     try {
       return JSON.parse(text);
     } catch (err) {

@@ -1,4 +1,4 @@
-export { argTypes, describeArgType, type ArgSpec, type ArgType, type MarkerDefinition, type Target } from './definition.js';
+export { JsonRef, argTypes, describeArgType, type ArgSpec, type ArgType, type MarkerDefinition, type Target } from './definition.js';
 export { MarkerSyntaxError, closest, editDistance, parseArguments, splitMarker } from './grammar.js';
 export { Registry, createRegistry } from './registry.js';
 export { collectMarkers, type CollectedMarker, type DeclarationInfo, type FileMarkers } from './collector.js';

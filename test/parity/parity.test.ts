@@ -90,13 +90,14 @@ const fixtures: { fixture: string; target: Target; files: string[]; covers: stri
     target: 'crd',
     files: [
       'upstream.parity.opgen.dev_beacons.yaml',
+      'upstream.parity.opgen.dev_lamps.yaml',
       'upstream.parity.opgen.dev_lanterns.yaml',
       'upstream.parity.opgen.dev_ledgers.yaml',
       'upstream.parity.opgen.dev_sieves.yaml',
     ],
-    covers: 'what public Go APIs write: kinds without +kubebuilder:object:root, required root metadata, metav1.LabelSelector and OwnerReference',
+    covers: 'what public Go APIs write: kinds without +kubebuilder:object:root, required root metadata, metav1.LabelSelector and OwnerReference, +default=ref(...), the markers of controller-tools v0.17-v0.23 (k8s:required/optional/enum/maxItems/minimum/maximum, oneOf, title, externalDocs, selectablefield, optionalOldSelf)',
   },
-  { fixture: 'rbac', target: 'rbac', files: ['role.yaml'], covers: 'RBAC markers: merging, core group, URLs, resourceNames, *, namespaced Roles' },
+  { fixture: 'rbac', target: 'rbac', files: ['role.yaml'], covers: 'RBAC markers: merging, core group, URLs, resourceNames, *, namespaced Roles, roleName' },
   {
     fixture: 'webhook',
     target: 'webhook',

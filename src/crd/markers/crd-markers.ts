@@ -22,7 +22,6 @@ export const CRD_MARKERS: MarkerDefinition[] = [
   { name: 'optional', targets: ['field'], shape: 'flag', help: 'the field is optional' },
   { name: 'required', targets: ['field'], shape: 'flag', help: 'the field is required' },
   { name: 'k8s:optional', targets: ['field'], shape: 'flag', help: 'alias of +optional' },
-  { name: 'k8s:required', targets: ['field'], shape: 'flag', help: 'alias of +required' },
   {
     name: 'kubebuilder:validation:Schemaless',
     targets: ['field'],

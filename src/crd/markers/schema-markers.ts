@@ -1,6 +1,6 @@
 // Markers that change a schema. Each carries its own behaviour (`apply`) and priority, so the schema
 // builder only sorts and applies them; adding a marker means adding an entry here.
-import { argTypes, type ArgType, type MarkerDefinition, type Target } from '../../markers/index.js';
+import { JsonRef, argTypes, type ArgType, type MarkerDefinition, type Target } from '../../markers/index.js';
 import type { JSONSchemaProps, ValidationRule } from '../json-schema.js';
 
 /** Thrown by `apply` when a marker does not fit the schema; the builder adds file:line:col and the path. */
@@ -18,6 +18,11 @@ export interface ApplyContext {
   typeHint?: string;
   /** Whether the schema is int-or-string (a Quantity/IntOrString), where string rules also apply. */
   intOrStringHint?: boolean;
+  /**
+   * The layer stands for a Go struct type (a runtime known type such as Time, or a Kubernetes model):
+   * controller-gen sees a bare $ref there, whatever the type's JSON schema type is.
+   */
+  structRef?: boolean;
 }
 
 export interface SchemaMarker {
@@ -296,6 +301,15 @@ export function schemaMarkers(): SchemaMarker[] {
       },
     });
   }
+  // Kubernetes declarative validation's spellings of three of them (field only, as in controller-gen).
+  for (const [alias, of] of [
+    ['k8s:maxItems', 'MaxItems'],
+    ['k8s:minimum', 'Minimum'],
+    ['k8s:maximum', 'Maximum'],
+  ] as const) {
+    const spec = VALIDATIONS.find((v) => v.name === of)!;
+    out.push({ definition: definitionFor(alias, spec, ['field'], `alias of +kubebuilder:validation:${of}`), priority: 10, apply: (s, v, ctx) => spec.apply(s, v, ctx, alias) });
+  }
   out.push(
     flagMarker('kubebuilder:validation:EmbeddedResource', ['field'], 'alias of XEmbeddedResource', (s) => {
       s['x-kubernetes-embedded-resource'] = true;
@@ -315,9 +329,11 @@ export function schemaMarkers(): SchemaMarker[] {
       },
     },
     {
-      definition: { name: 'default', targets: ['field'], shape: 'value', value: argTypes.json, help: 'default value as JSON (+kubebuilder:default wins when both are given)' },
+      definition: { name: 'default', targets: ['field'], shape: 'value', value: argTypes.json, help: 'default value as JSON (+kubebuilder:default wins when both are given); ref(...) and null write none, as in controller-gen' },
       priority: 9,
       apply(s, v) {
+        // controller-gen applies only a non-nil value: `ref(...)` (a Go constant) and `null` leave no default.
+        if (v instanceof JsonRef || v === null) return;
         s.default = v;
       },
     },
@@ -360,6 +376,18 @@ export function schemaMarkers(): SchemaMarker[] {
         if (t && t !== 'object') throw new MarkerApplyError(`+structType applies to objects, not ${article(t)}`, 'remove it');
         if (!['granular', 'atomic'].includes(v as string)) throw new MarkerApplyError(`+structType=${String(v)} is not a struct type`, 'use granular or atomic');
         s['x-kubernetes-map-type'] = v as string;
+      },
+    },
+    {
+      // controller-gen v0.22+: required, and at least one character, item or property unless a marker
+      // already says how many (an explicit MinLength wins whichever runs first, so it runs last here).
+      definition: { name: 'k8s:required', targets: ['field'], shape: 'flag', help: 'the field is required, and not empty: minLength, minItems or minProperties 1 unless set' },
+      priority: 10.5,
+      apply(s, _v, ctx) {
+        const t = ctx.structRef ? undefined : typeOf(s, ctx);
+        if (t === 'string') s.minLength ??= 1;
+        else if (t === 'array') s.minItems ??= 1;
+        else if (t === 'object' || ctx.structRef) s.minProperties ??= 1;
       },
     },
     // The values are the folder's string constants of the type: the schema builder fills them in.

@@ -9,6 +9,9 @@ package controllers
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;watch,namespace=parity-system
 // +kubebuilder:rbac:groups=core,resources=configmaps,verbs=list,namespace=parity-system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get,namespace=another-ns
+// +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list,roleName=reader
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get,namespace=parity-system,roleName=secret-reader
+// +kubebuilder:rbac:groups=core,resources=services,verbs=list,namespace=another-ns,roleName=secret-reader
 
 // JobReconciler reconciles Jobs.
 type JobReconciler struct{}
