@@ -9,6 +9,7 @@ import { ApiError, isForbidden, isGone, type Status } from '../client/errors.js'
 import { formatLabelSelector, resourcePath } from '../transport/index.js';
 import type { Transport } from '../transport/index.js';
 import { withTypeMeta } from '../client/client.js';
+import { setRepeatingTimer, setTimer, type Timer } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
 import { type IndexFunc, MemoryStore, objectKey, type Store } from './store.js';
 
@@ -121,9 +122,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.started) throw new Error(`informer for ${this.kind.kind} already started`);
     this.started = true;
     const period = this.opts.resyncPeriodMs ?? 0;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const schedule = () => {
-      timer = setTimeout(() => {
+      timer = setTimer(() => {
         if (this.hasSynced()) for (const obj of this.store.list()) this.dispatchUpdate(obj, obj);
         schedule();
       }, period * (0.9 + Math.random() * 0.2));
@@ -132,7 +133,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     try {
       await Promise.all(this.reflectors.map((r) => r.run(signal)));
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
     }
   }
 
@@ -305,12 +306,12 @@ class Reflector<T extends KubeObject> {
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     // Safety net if the connection silently dies: the server should have ended it by now.
-    const timer = setTimeout(() => stop.abort(), (timeoutSeconds + 30) * 1000);
+    const timer = setTimer(() => stop.abort(), (timeoutSeconds + 30) * 1000);
     const idleMs = this.opts.watchIdleTimeoutMs ?? 0;
     let lastSeen = Date.now();
     const watchdog =
       idleMs > 0
-        ? setInterval(() => {
+        ? setRepeatingTimer(() => {
             if (Date.now() - lastSeen > idleMs) {
               this.log.info('watch idle for too long, reopening', { idleMs, resourceVersion: this.resourceVersion });
               stop.abort();
@@ -351,8 +352,8 @@ class Reflector<T extends KubeObject> {
       if (stop.signal.aborted && !signal.aborted) return { events, durationMs: Date.now() - started };
       throw err;
     } finally {
-      clearTimeout(timer);
-      clearInterval(watchdog);
+      timer.clear();
+      watchdog?.clear();
       signal.removeEventListener('abort', onAbort);
     }
     return { events, durationMs: Date.now() - started };
@@ -366,9 +367,9 @@ function withJitter(ms: number): number {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
+    const timer = setTimer(done, ms);
     function done() {
-      clearTimeout(timer);
+      timer.clear();
       signal.removeEventListener('abort', done);
       resolve();
     }

@@ -1,5 +1,6 @@
 // The predicates controllers branch on (controller-runtime's apierrors.IsNotFound & co.), over the
 // ApiError every request throws for a non-2xx answer.
+import { sleep } from '../internal/timers/index.js';
 import { ApiError } from '../transport/index.js';
 
 export { ApiError, type Status } from '../transport/index.js';
@@ -58,7 +59,7 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, opts: { steps?: n
       return await fn();
     } catch (err) {
       if (!isConflict(err) || attempt >= steps) throw err;
-      await new Promise((resolve) => setTimeout(resolve, delay * (1 + Math.random() * 0.1)));
+      await sleep(delay * (1 + Math.random() * 0.1));
     }
   }
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { NamespaceNotWatchedError } from '../cache/cache.js';
 import type { EventHandlers, Informer } from '../cache/informer.js';
 import { isForbidden } from '../client/errors.js';
+import { timeoutSignal } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { isTerminal, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
@@ -86,7 +87,7 @@ export class Controller {
     for (const s of this.opts.sources) s.informer.addEventHandler(s.handlers);
     try {
       const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
-      const syncAbort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+      const syncAbort = AbortSignal.any([signal, timeoutSignal(timeoutMs)]);
       const synced = await Promise.all(this.opts.sources.map((s) => s.informer.waitForSync(syncAbort)));
       if (signal.aborted) return;
       if (!synced.every(Boolean)) throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync`);

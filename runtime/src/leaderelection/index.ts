@@ -4,9 +4,9 @@
 // for renewDeadline; a graceful stop empties holderIdentity so the next candidate takes over at once.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { microTime } from '../api/internal/micro-time.js';
 import { isConflict, isNotFound } from '../client/errors.js';
+import { sleep, timeoutSignal } from '../internal/timers/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { type Lease, LeaseClient, type LeaseSpec } from './internal/lease-client.js';
@@ -159,7 +159,7 @@ export class LeaderElector {
    * a 409 means someone else wrote it, so fall back to reading it. Returns true when we hold it now.
    */
   private async tryAcquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
-    const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)))]);
+    const attempt = AbortSignal.any([signal, timeoutSignal(Math.max(1, Math.ceil(timeoutMs)))]);
     const now = new Date();
     try {
       if (this.observed && this.isLeader() && this.leaseValid()) {
@@ -218,7 +218,7 @@ export class LeaderElector {
   /** Empties holderIdentity (client-go's release): the next candidate does not wait for the lease to expire. */
   private async release(): Promise<void> {
     if (!this.observed || !this.isLeader()) return;
-    const signal = AbortSignal.timeout(this.renewDeadlineMs);
+    const signal = timeoutSignal(this.renewDeadlineMs);
     const released = (lease: Lease): LeaseSpec => {
       const now = microTime(new Date());
       return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 };
@@ -280,13 +280,8 @@ export class LeaderElector {
 }
 
 /** Sleeps `ms`; false when `signal` aborted first. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return sleep(ms, signal);
 }
 
 function describe(err: unknown): string {

@@ -24,6 +24,7 @@ import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { defaultServiceAccountDir } from '../kubeconfig/index.js';
 import { WebhookServer } from '../webhook/server.js';
 import { startManagerWebhooks, webhookServerOptions, type ManagerWebhookOptions } from '../webhook/internal/local-development.js';
+import { setTimer, type Timer } from '../internal/timers/index.js';
 import { DelegatingClient } from './delegating-client.js';
 
 /** Anything long-running the manager starts and stops. */
@@ -357,12 +358,12 @@ class ControllerManager implements Manager, ControllerHost {
 /** True when every promise settled within `ms`. */
 async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
   if (promises.length === 0) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  let timer: Timer | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimer(() => resolve(false), ms)));
   const all = Promise.allSettled(promises).then(() => true as const);
   try {
     return await Promise.race([all, timeout]);
   } finally {
-    clearTimeout(timer);
+    timer?.clear();
   }
 }

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { credentialExpiresAt, credentialRejected, type ExpiringOptions, type KubeConfigLike, type RejectableCredentials } from '../kubeconfig/index.js';
+import { setTimer, type Timer } from '../internal/timers/index.js';
 import { toApiError } from './api-error.js';
 import { AgentPool } from './agent-pool.js';
 import { proxyForCluster } from './proxy-env.js';
@@ -262,7 +263,7 @@ class RequestScope {
   readonly signal = this.controller.signal;
   /** The deadline passed (rather than a signal aborting). */
   timedOut = false;
-  private timer?: NodeJS.Timeout;
+  private timer?: Timer;
   private readonly sources: AbortSignal[] = [];
   private readonly onAbort = (event: Event) => this.controller.abort((event.target as AbortSignal).reason);
 
@@ -279,7 +280,7 @@ class RequestScope {
       this.sources.push(s);
     }
     if (timeoutMs > 0) {
-      this.timer = setTimeout(() => {
+      this.timer = setTimer(() => {
         this.timedOut = true;
         this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
       }, timeoutMs);
@@ -287,7 +288,7 @@ class RequestScope {
   }
 
   end(): void {
-    clearTimeout(this.timer);
+    this.timer?.clear();
     for (const s of this.sources) s.removeEventListener('abort', this.onAbort);
   }
 }

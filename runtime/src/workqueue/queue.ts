@@ -6,6 +6,7 @@
 // One difference comes from Node's single thread: an item added again while it was being processed
 // is queued again only after a short grace and an I/O poll (see done()).
 import type { WorkqueueMetrics } from '../metrics/index.js';
+import { setTimer, type Timer } from '../internal/timers/index.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 export interface WorkQueueOptions<K> {
@@ -15,7 +16,7 @@ export interface WorkQueueOptions<K> {
 
 interface Waiting {
   at: number;
-  timer: NodeJS.Timeout;
+  timer: Timer;
 }
 
 export class WorkQueue<K = string> {
@@ -63,8 +64,8 @@ export class WorkQueue<K = string> {
     const at = Date.now() + delayMs;
     const existing = this.waiting.get(item);
     if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
+    if (existing) existing.timer.clear();
+    const timer = setTimer(() => {
       this.waiting.delete(item);
       this.add(item);
     }, delayMs);
@@ -115,7 +116,7 @@ export class WorkQueue<K = string> {
   shutDown(): void {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
-    for (const w of this.waiting.values()) clearTimeout(w.timer);
+    for (const w of this.waiting.values()) w.timer.clear();
     this.waiting.clear();
     const getters = this.getters;
     this.getters = [];
@@ -175,5 +176,5 @@ const requeueGraceMs = 5;
  * in the check phase right after that iteration's poll.
  */
 function afterGraceAndIoPoll(fn: () => void): void {
-  setTimeout(() => setImmediate(fn), requeueGraceMs);
+  setTimer(() => setImmediate(fn), requeueGraceMs);
 }

@@ -8,6 +8,7 @@
 import { watch, readFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { SecureContextOptions } from 'node:tls';
+import { setRepeatingTimer } from '../timers/index.js';
 import { createSecureContext } from '../tls/node-tls.js';
 import { TinyCa } from '../tls/tiny-ca.js';
 import type { CertificateSource } from './http-server.js';
@@ -83,7 +84,7 @@ export class CertWatcher implements CertificateSource {
   start(signal: AbortSignal): void {
     if (signal.aborted) return;
     this.watchFolder();
-    const poll = setInterval(() => {
+    const poll = setRepeatingTimer(() => {
       this.watchFolder();
       this.reload();
     }, this.opts.pollIntervalMs ?? 10_000);
@@ -91,7 +92,7 @@ export class CertWatcher implements CertificateSource {
     signal.addEventListener(
       'abort',
       () => {
-        clearInterval(poll);
+        poll.clear();
         this.watcher?.close();
         this.watcher = undefined;
       },
