@@ -322,7 +322,8 @@ function regexProblem(pattern: string): string | undefined {
   if (/\(\?<?[=!]/.test(pattern)) return 'RE2 has no lookaround';
   if (/\\[1-9]/.test(pattern)) return 'RE2 has no backreferences';
   try {
-    new RegExp(pattern.replace(/\(\?P?<(\w+)>/g, '(?<$1>').replace(/^\(\?[imsU]+\)/, ''));
+    // RE2's flag groups stand anywhere, as (?flags) or (?flags:re); JavaScript's parser knows neither.
+    new RegExp(pattern.replace(/\(\?P?<(\w+)>/g, '(?<$1>').replace(/\(\?[imsU]*(?:-[imsU]*)?\)/g, '').replace(/\(\?[imsU]*(?:-[imsU]*)?:/g, '(?:'));
   } catch (e) {
     return (e as Error).message.replace(/^Invalid regular expression: /, '');
   }

@@ -91,6 +91,8 @@ export const celCases: CelCase[] = [
   { name: 'not-in-environment-math', spec: spec(['math.greatest(1, 2) == 2']) },
   { name: 'not-in-environment-bytes-hex', spec: spec(['self.data.hex() == ""'], { data: str(10, { format: 'byte' }) }) },
   { name: 'invalid-regex-literal', spec: spec(['self.name.matches("[")']) },
+  // RE2 flag groups anywhere in the pattern (gateway-api's GRPCRoute writes `^(?i)…`).
+  { name: 'regex-re2-flag-groups', spec: spec(['self.name.matches("^(?i)[a-z]+$") || self.name.matches("(?i:ab)c") || self.name.matches("(?s).*(?-s)x")']) },
   { name: 'invalid-duration-literal', spec: spec(['self.timeout > duration("1x")']) },
   { name: 'old-self-optional-without-flag', spec: spec(['oldSelf.hasValue()']) },
 
