@@ -33,9 +33,11 @@ export function flattenInto(dst: JSONSchemaProps, src: JSONSchemaProps, onTypeCo
       if (out.enum === undefined) out.enum = value;
       continue;
     }
-    if (isZero(value)) continue;
+    // A default is JSON (Go's *JSON): "" and false are values, not zero values.
+    const zero = key === 'default' ? (v: unknown): boolean => v === undefined : isZero;
+    if (zero(value)) continue;
     const current = out[key];
-    if (isZero(current)) {
+    if (zero(current)) {
       // A fresh properties map: later merges add to it, and src's may be a cached type's.
       out[key] = key === 'properties' ? { ...(value as object) } : value;
       continue;
