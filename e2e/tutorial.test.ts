@@ -133,7 +133,7 @@ describe('docs/tutorial.md on a simulated cluster (packed tarballs)', () => {
     const r = await operator!.process;
     const seconds = (performance.now() - started) / 1000;
     expect(r.exitCode, operator!.output()).toBe(0);
-    expect(seconds).toBeLessThan(10); // the manager Deployment's terminationGracePeriodSeconds
+    expect(seconds).toBeLessThan(10); // idle: far inside the Deployment's 40 s terminationGracePeriodSeconds
   }, STEP);
 
   it('webhooks: create webhook, the handlers, generate; lint and the webhook tests (envtest) pass', async () => {
