@@ -134,7 +134,7 @@ describe('opgen generate helm on a chart the user edited', () => {
     edit('dist/chart/values.yaml', /memory: 512Mi/, 'memory: 1Gi');
     edit('config/manager/manager.yaml', /memory: 512Mi/, 'memory: 768Mi');
     // A change elsewhere in the same run still lands.
-    edit('config/manager/manager.yaml', /terminationGracePeriodSeconds: 10/, 'terminationGracePeriodSeconds: 15');
+    edit('config/manager/manager.yaml', /terminationGracePeriodSeconds: 40/, 'terminationGracePeriodSeconds: 15');
     const r = await opgen(project, 'generate', 'helm');
     expect(r.code).toBe(1);
     const values = read('dist/chart/values.yaml');
