@@ -7,7 +7,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import type { JSONSchemaProps, ValidationRule } from '../crd/json-schema.js';
 import { estimateCost, U64_MAX, type Node } from './cost.js';
 import { declTypeOf, MAX_REQUEST_SIZE_BYTES, type DeclType } from './decl-type.js';
-import { kubernetesEnvironment, NOT_IN_KUBERNETES } from './library.js';
+import { kubernetesEnvironment, NOT_IN_KUBERNETES, presenceTestsOnAnyOperand } from './library.js';
 
 export const PER_RULE_COST_LIMIT = 10_000_000;
 export const PER_CRD_COST_LIMIT = 100_000_000;
@@ -263,6 +263,7 @@ function compile(env: Environment, expression: string): Compiled | CompileError 
   } catch (e) {
     return celError(e, 'fix the syntax');
   }
+  presenceTestsOnAnyOperand(parsed.ast);
   const checked = parsed.check();
   if (!checked.valid) return celError(checked.error, 'fix the expression against the fields of the schema it sits on');
   const ast = parsed.ast as unknown as Node;
@@ -346,6 +347,8 @@ function environmentsFor(decl: DeclType): SiteEnvironments {
       const typeName = `Object${n++}`;
       env.registerType(typeName, { ctor: class {}, fields } as never);
       env.registerOperator(`${typeName} == ${typeName}`, () => true);
+      // cel-go keeps the legacy checker's nullability: objects (struct kind) compare with null.
+      env.registerOperator(`${typeName} == null`, () => true);
       return typeName;
     }
     if (d.kind === 'list') return `list<${nameOf(d.elem!)}>`;

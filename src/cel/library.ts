@@ -238,6 +238,33 @@ for (const name of ['optMap', 'optFlatMap']) {
   ]);
 }
 
+/**
+ * has(e.f) for any expression e, as CEL defines it (has(self.rules[0].path), has(f(x).y)): cel-js's macro
+ * takes only a chain of names down to a variable, so the parsed call gets this check instead before the
+ * tree is checked. The selection itself is checked as an access is (the field must exist on an object type).
+ */
+export function presenceTestsOnAnyOperand(ast: unknown): void {
+  const seen = new Set<unknown>();
+  const walk = (n: unknown): void => {
+    if (!n || typeof n !== 'object' || seen.has(n)) return;
+    seen.add(n);
+    if (Array.isArray(n)) return n.forEach(walk);
+    const node = n as AstNode & { meta?: { macro?: { typeCheck?: unknown } } };
+    if (typeof node.op !== 'string') return;
+    const args = node.args as unknown[];
+    if (node.op === 'call' && Array.isArray(args) && args[0] === 'has' && node.meta?.macro) {
+      node.meta.macro.typeCheck = (checker: Checker, m: MacroCall, ctx: CheckContext): CelType => {
+        const select = m.args[0]!;
+        if (select.op !== '.' && select.op !== '.?') throw checker.createError('invalid_macro_argument', 'has() invalid argument: it takes a field selection, e.g. has(self.field)', select);
+        checker.check(select, ctx);
+        return checker.getType('bool');
+      };
+    }
+    walk(node.args);
+  };
+  walk(ast);
+}
+
 let base: Environment | undefined;
 
 /** The shared environment with every library declared; callers clone() it and add their types and variables. */
@@ -263,6 +290,9 @@ export function kubernetesEnvironment(): Environment {
     }
   }
   for (const t of ['URL', 'Quantity', 'IP', 'CIDR', 'Semver', 'Format']) env.registerOperator(`${t} == ${t}`, notEvaluated);
+  // cel-go's checker lets opaque types (optional, the Kubernetes types), timestamps and durations equal
+  // null (checker/types.go isLegacyNullable): format.dns1123Label().validate(self) == null is a common rule.
+  for (const t of ['optional<dyn>', 'google.protobuf.Timestamp', 'google.protobuf.Duration', ...TYPES]) env.registerOperator(`${t} == null`, notEvaluated);
   base = env;
   return env;
 }

@@ -71,6 +71,16 @@ export const celCases: CelCase[] = [
   { name: 'reason-and-field-path', spec: spec([{ rule: 'self.replicas > 0', reason: 'FieldValueForbidden', fieldPath: '.replicas' }]) },
   { name: 'optional-functions', spec: spec(['optional.of(1).hasValue() && optional.none().orValue(2) == 2 && self.?name.optMap(n, n.size()).orValue(0) < 64']) },
   { name: 'timestamps', spec: spec(['self.created > timestamp("2020-01-01T00:00:00Z") && self.created.getFullYear() > 2000'], { created: str(undefined, { format: 'date-time' }) }) },
+  // has() on a field reached through an index or a call (real CRDs: has(self.rules[0].path))
+  {
+    name: 'has-through-index-and-call',
+    spec: spec(['self.rules.size() == 0 || has(self.rules[0].path)', 'has(self.rules.filter(r, has(r.path))[0].path) || true', 'has(self.?obj.x) || true', 'has(self.labels.a) || true'], {
+      rules: list({ type: 'object', properties: { path: str(10) } }, 5),
+      obj: { type: 'object', properties: { x: int } },
+    }),
+  },
+  // cel-go lets objects, optionals and timestamps equal null (gateway-api: format.dns1123Label().validate(self) == null)
+  { name: 'null-comparisons', spec: spec(['format.dns1123Label().validate(self.name) == null', 'self.obj != null', 'self.created != null'], { obj: { type: 'object', properties: { x: int } }, created: str(undefined, { format: 'date-time' }) }) },
   { name: 'bounded-regex-over-list', spec: spec([`self.tags.all(t, t.matches("${regex36}"))`]) },
 
   // syntax errors
@@ -82,6 +92,9 @@ export const celCases: CelCase[] = [
   // type errors
   { name: 'type-int-vs-string', spec: spec(['self.replicas > "a"']) },
   { name: 'type-no-such-field', spec: spec(['self.nosuchfield == 1']) },
+  { name: 'type-has-no-such-field-through-index', spec: spec(['has(self.rules[0].nope)'], { rules: list({ type: 'object', properties: { path: str(10) } }, 5) }) },
+  { name: 'type-has-not-a-selection', spec: spec(['has(self.rules[0])'], { rules: list({ type: 'object', properties: { path: str(10) } }, 5) }) },
+  { name: 'type-string-equals-null', spec: spec(['self.name == null']) },
   { name: 'type-not-bool', spec: spec(['self.replicas']) },
   { name: 'type-unknown-function', spec: spec(['self.name.frobnicate()']) },
   { name: 'type-message-expression-not-string', spec: spec([{ rule: 'self.replicas > 0', messageExpression: 'self.replicas' }]) },
