@@ -40,6 +40,8 @@ type TypeExpr struct {
 	Key   *TypeExpr `json:"key,omitempty"`
 	Text  string    `json:"text,omitempty"`
 	Basic bool      `json:"basic,omitempty"`
+	// Alias: the name the Go file imports the package under (`cmmeta` in cmmeta.ObjectReference).
+	Alias string `json:"alias,omitempty"`
 }
 
 type Field struct {
@@ -446,7 +448,7 @@ func expr(p *pkgState, f *ast.File, e ast.Expr) *TypeExpr {
 			return &TypeExpr{Kind: "unsupported", Text: exprText(e)}
 		}
 		queue = append(queue, qualified{ip, t.Sel.Name})
-		return &TypeExpr{Kind: "named", Pkg: ip, Name: t.Sel.Name}
+		return &TypeExpr{Kind: "named", Pkg: ip, Name: t.Sel.Name, Alias: x.Name}
 	case *ast.StarExpr:
 		return &TypeExpr{Kind: "pointer", Elem: expr(p, f, t.X)}
 	case *ast.ArrayType:
@@ -649,7 +651,7 @@ func associate(p *pkgState, f *ast.File) {
 		skipTo(d.End())
 	}
 	p.pkgMark = append(p.pkgMark, markersIn(before(token.Pos(1<<62)), false)...)
-	p.out.Markers = p.pkgMark
+	p.out.Markers = nonNil(p.pkgMark)
 }
 
 func declDoc(d ast.Decl) *ast.CommentGroup {

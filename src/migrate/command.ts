@@ -35,7 +35,7 @@ export async function migrateApiCommand(ctx: CommandContext, o: MigrateApiOption
   const tree = new Tree(outputAbs);
   render(tree, translation, o.force);
   const changes = commitTree(tree, { dryRun: o.dryRun, out: (l) => ctx.out(l) });
-  printSummary(ctx, model, translation, relative(ctx.cwd, outputAbs) || '.', changes.length, o.dryRun);
+  printSummary(ctx, model, translation, displayPath(ctx.cwd, outputAbs), changes.length, o.dryRun);
   return 0;
 }
 
@@ -57,8 +57,12 @@ function render(tree: Tree, t: Translation, force: boolean): void {
 
 /** A Go position relative to the working directory, as the user typed the package folder. */
 function relativePos(cwd: string, pos: string): string {
-  const rel = relative(cwd, pos);
-  return rel.startsWith('..') ? pos : rel;
+  return displayPath(cwd, pos);
+}
+
+function displayPath(cwd: string, abs: string): string {
+  const rel = relative(cwd, abs);
+  return rel === '' ? '.' : rel.startsWith('..') ? abs : rel;
 }
 
 type HandlebarsTemplateDelegate = (context: unknown) => string;

@@ -11,7 +11,8 @@ export interface GoMarker {
 
 export type GoTypeExpr =
   | { kind: 'ident'; name: string; basic?: boolean; pkg?: string }
-  | { kind: 'named'; pkg: string; name: string }
+  /** `alias` is the name the Go file imports the package under. */
+  | { kind: 'named'; pkg: string; name: string; alias?: string }
   | { kind: 'pointer' | 'slice' | 'array'; elem: GoTypeExpr }
   | { kind: 'map'; key: GoTypeExpr; elem: GoTypeExpr }
   | { kind: 'interface' }

@@ -51,6 +51,8 @@ export interface FileOut {
   groupVersion?: { group: string; version: string };
   /** The file holding the package markers (groupversion-info.ts). */
   isPackageFile: boolean;
+  /** Namespace import names given so far, by module (one name per module in a file). */
+  namespaceOf: Map<string, string>;
   declarations: DeclarationOut[];
 }
 
@@ -114,6 +116,28 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
     }
   };
 
+  const optionalByPkg = new Map(
+    model.packages.map((p) => [p.importPath, p.markers.some((m) => m.text === '+kubebuilder:validation:Optional' && classify(m, 'package').kind === 'keep')]),
+  );
+  const groupOf = (p: GoPackage): string | undefined => p.markers.find((m) => m.text.startsWith('+groupName='))?.text.slice('+groupName='.length);
+  /**
+   * The struct behind a kind, as controller-gen's FindKubeKinds finds it: a struct embedding TypeMeta and
+   * ObjectMeta, or a type of the same name declared as one of the same group (gateway-api's v1beta1
+   * `type ReferenceGrant v1.ReferenceGrant`: a version of the same kind).
+   */
+  const kindStruct = (pkg: GoPackage, t: GoTypeDecl): { pkg: GoPackage; decl: GoTypeDecl } | undefined => {
+    let at = { pkg, decl: t };
+    for (let depth = 0; depth < 8; depth++) {
+      if (at.decl.type.kind === 'struct') return isKindStruct(at.decl) && at.decl.name === t.name && groupOf(at.pkg) === groupOf(pkg) ? at : undefined;
+      const ref = at.decl.type;
+      const target = ref.kind === 'named' || (ref.kind === 'ident' && !ref.basic) ? byPath.get(ref.pkg ?? at.pkg.importPath) : undefined;
+      const decl = target?.types.find((d) => d.name === (ref as { name: string }).name);
+      if (!target || !decl) return undefined;
+      at = { pkg: target, decl };
+    }
+    return undefined;
+  };
+
   const files: FileOut[] = [];
   const indexes: IndexOut[] = [];
   for (const pkg of model.packages) {
@@ -129,13 +153,11 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
       into.push(m.text.slice(1));
       if (own) summary.ignored.push({ pos: m.pos, text: m.text, why });
     };
-    let optionalPackage = false;
     for (const m of pkg.markers) {
       const c = classify(m, 'package');
       // A dependency's group is not ours: only its folder-wide defaults matter to the schemas.
       if (c.kind === 'keep' && (pkg.root || c.name === 'kubebuilder:validation:Optional')) {
         packageMarkers.push(m.text);
-        if (c.name === 'kubebuilder:validation:Optional') optionalPackage = true;
       } else if (pkg.root) ignore(m, c.kind === 'ignore' ? c.why : 'not a package marker', packageIgnored);
     }
     const groupMarker = pkg.markers.find((m) => m.text.startsWith('+groupName='));
@@ -148,7 +170,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
       const path = posix.join(folder, tsFileName(goFile));
       let f = byFile.get(path);
       if (!f) {
-        f = { path, goFile, importPath: pkg.importPath, imports: [], packageMarkers: [], packageIgnored: [], isPackageFile: false, declarations: [] };
+        f = { path, goFile, importPath: pkg.importPath, imports: [], packageMarkers: [], packageIgnored: [], isPackageFile: false, namespaceOf: new Map(), declarations: [] };
         byFile.set(path, f);
       }
       return f;
@@ -164,10 +186,11 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
     const sorted = [...pkg.types].sort((a, b) => compareGoPos(a.pos, b.pos));
     for (const t of sorted) {
       const file = fileFor(t.file);
-      const imports = new ImportSet(file, folder, localNames, fileOfType, byPath, folderOf);
+      const imports = new ImportSet(file, pkg.importPath, folder, localNames, fileOfType, byPath, folderOf);
       const typeMarkers: string[] = [];
       const typeIgnored: string[] = [];
-      const isKind = pkg.root && isKindStruct(t);
+      const struct = pkg.root ? kindStruct(pkg, t) : undefined;
+      const isKind = struct !== undefined;
       const isList = t.name.endsWith('List') && (t.fields ?? []).some((f) => jsonName(f) === 'items');
       let resource: { path?: string; scope?: string } | undefined;
       for (const m of t.markers) {
@@ -187,14 +210,23 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
         } else ignore(m, c.why, typeIgnored);
       }
       if (isKind && !typeMarkers.some((m) => m.startsWith('+kubebuilder:object:root'))) typeMarkers.unshift('+kubebuilder:object:root=true');
+      // A kind declared as another package's kind struct is that struct here: opgen's kinds are interfaces.
+      const body = struct ?? { pkg, decl: t };
+      if (body.decl !== t) {
+        for (const m of body.decl.markers) {
+          const c = classify(m, 'type');
+          // Its schema markers shape this version's schema too (the CRD markers are this type's own).
+          if (c.kind === 'keep' && reg.schemaMarkers.has(c.name)) typeMarkers.push(m.text);
+        }
+      }
       const decl: DeclarationOut = {
         name: t.name,
-        isInterface: t.type.kind === 'struct' && !t.alias,
+        isInterface: body.decl.type.kind === 'struct' && !(body.decl === t && t.alias),
         extends: '',
         fields: [],
         type: '',
         constants: [],
-        ...comments(typeIgnored, typeMarkers, t.doc),
+        ...comments(typeIgnored, typeMarkers, t.doc || body.decl.doc),
       };
       if (isKind) {
         kinds.push(t.name);
@@ -205,8 +237,8 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
       }
       if (decl.isInterface) {
         const bases: string[] = [];
-        for (const f of t.fields ?? []) {
-          const out = field(f, t, pkg, optionalPackage, imports, classify, ignore, summary);
+        for (const f of body.decl.fields ?? []) {
+          const out = field(f, body.decl, optionalByPkg.get(body.pkg.importPath) ?? false, imports, classify, ignore, summary);
           if (out === undefined) continue;
           if ('base' in out) bases.push(out.base);
           else decl.fields.push(...out.fields);
@@ -293,7 +325,6 @@ type FieldResult = { base: string } | { fields: FieldOut[] } | undefined;
 function field(
   f: GoField,
   owner: GoTypeDecl,
-  pkg: GoPackage,
   optionalPackage: boolean,
   imports: ImportSet,
   classify: (m: GoMarker, target: Target) => Classified,
@@ -326,7 +357,9 @@ function field(
       const typeMeta = (n: 'apiVersion' | 'kind'): FieldOut => ({ name: n, optional: true, type: 'string', ...comments([], [], TYPE_META[n].description ?? '') });
       return { fields: [typeMeta('apiVersion'), typeMeta('kind')] };
     }
-    if (markers.length > 0) note(summary, where, `the markers of an embedded field (${markers.join(' ')}) have no place on an extends clause; left out`);
+    // Requiredness markers mean nothing on an inline field (its properties are merged); others would.
+    const effective = markers.filter((_, i) => !['optional', 'required', 'k8s:optional', 'k8s:required', 'kubebuilder:validation:Optional', 'kubebuilder:validation:Required'].includes(names[i]!));
+    if (effective.length > 0) note(summary, where, `the markers of an embedded field (${effective.join(' ')}) have no place on an extends clause; left out`);
     return { base: typeText(f.type, imports, where, summary).text };
   }
   // controller-gen's order: kubebuilder's Optional/Required, then +optional/+required, then the json tag.
@@ -340,7 +373,6 @@ function field(
   const schemaless = names.includes('kubebuilder:validation:Schemaless');
   const mapped = schemaless ? { text: 'unknown' } : typeText(f.type, imports, where, summary);
   if (mapped.format) markers.unshift(`+kubebuilder:validation:${mapped.format}`);
-  void pkg;
   return { fields: [{ name: propertyName(name), optional: !required, type: mapped.text, ...comments(ignored, markers, f.doc) }] };
 }
 
@@ -424,14 +456,14 @@ function typeText(t: GoTypeExpr, imports: ImportSet, where: Where, summary: Summ
         note(summary, where, `Go type ${t.name} has no JSON form; written as unknown`);
         return { text: 'unknown' };
       }
-      return { text: imports.local(t.name) };
+      return { text: imports.local(t.name, t.pkg) };
     }
     case 'named': {
       const runtimeType = RUNTIME_TYPES[`${t.pkg}.${t.name}`];
       if (runtimeType) return { text: imports.runtime(runtimeType) };
       if (t.pkg === META && RUNTIME_META_TYPES.includes(t.name)) return { text: `${imports.kubernetes('metav1')}.${t.name}` };
       // Named strings, maps and slices of the Kubernetes packages (corev1.PullPolicy) were read from source.
-      if (imports.migrated(t.pkg, t.name)) return { text: imports.other(t.pkg, t.name) };
+      if (imports.migrated(t.pkg, t.name)) return { text: imports.other(t.pkg, t.name, t.alias) };
       const k8s = /^k8s\.io\/api\/([a-z0-9]+)\/(v\d+(?:(?:alpha|beta)\d+)?)$/.exec(t.pkg);
       if (k8s) return { text: `${imports.kubernetes(`${k8s[1]}${k8s[2]}`)}.${t.name}` };
       if (t.pkg === META) return { text: `${imports.kubernetes('metav1')}.${t.name}` };
@@ -440,7 +472,7 @@ function typeText(t: GoTypeExpr, imports: ImportSet, where: Where, summary: Summ
         note(summary, where, `${t.pkg}.${t.name} has no @opgen/runtime type; written as unknown`);
         return { text: 'unknown' };
       }
-      return { text: imports.other(t.pkg, t.name) };
+      return { text: imports.other(t.pkg, t.name, t.alias) };
     }
   }
 }
@@ -455,6 +487,8 @@ class ImportSet {
 
   constructor(
     private readonly file: FileOut,
+    /** The Go package of the declaration being written: its bare type names are local. */
+    private readonly pkgPath: string,
     private readonly folder: string,
     private readonly localNames: Set<string>,
     private readonly fileOfType: Map<string, string>,
@@ -486,7 +520,8 @@ class ImportSet {
     return this.packages.get(pkgPath)?.types.some((t) => t.name === name) ?? false;
   }
 
-  local(name: string): string {
+  local(name: string, pkgPath: string | undefined): string {
+    if (pkgPath !== undefined && pkgPath !== this.pkgPath) return this.other(pkgPath, name);
     const file = this.fileOfType.get(name);
     if (file && posix.join(this.folder, file) !== this.file.path) {
       const from = `./${file.replace(/\.ts$/, '.js')}`;
@@ -495,17 +530,25 @@ class ImportSet {
     return name;
   }
 
-  other(pkgPath: string, name: string): string {
+  other(pkgPath: string, name: string, goAlias?: string): string {
     const pkg = this.packages.get(pkgPath);
     const folder = this.folders.get(pkgPath);
     if (!pkg || !folder) return name;
     let rel = posix.relative(this.folder, folder);
     if (!rel.startsWith('.')) rel = `./${rel}`;
-    // Go's package name, made unique against the namespaces of Kubernetes groups.
-    let ns = /^v\d/.test(pkg.name) ? aliasFor(pkgPath) : pkg.name;
-    // Kept apart from the runtime's namespaces (`corev1` from @opgen/runtime/kubernetes) a file may also use.
-    if (pkgPath.startsWith('k8s.io/')) ns = `k8s${ns}`;
-    this.namespaces.set(`${rel}/index.js`, ns);
+    const from = `${rel}/index.js`;
+    let ns = this.file.namespaceOf.get(from);
+    if (ns === undefined) {
+      // The Go file's own name for the package, unless it is a bare version or could be one of the
+      // runtime's Kubernetes namespaces (`metav1`, `corev1`) the file may also use.
+      ns = goAlias && !/^v\d/.test(goAlias) && !/^[a-z]+v\d+((alpha|beta)\d+)?$/.test(goAlias) ? goAlias : `${pkgPath.startsWith('k8s.io/') ? 'k8s' : ''}${aliasFor(pkgPath)}`;
+      if (/^[a-z]+v\d+((alpha|beta)\d+)?$/.test(ns)) ns = `${ns}types`;
+      const taken = new Set(this.file.namespaceOf.values());
+      const base = ns;
+      for (let i = 2; taken.has(ns) || this.localNames.has(ns); i++) ns = `${base}${i}`;
+      this.file.namespaceOf.set(from, ns);
+    }
+    this.namespaces.set(from, ns);
     return `${ns}.${name}`;
   }
 
