@@ -34,7 +34,7 @@ describe('opgen init', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('CREATE src/main.ts\n');
-    expect(r.stdout).toContain('\n$ npx opgen create api --group <group> --version v1alpha1 --kind <Kind>\n');
+    expect(r.stdout).toContain('\n$ npx opgen create api --group cache --version v1alpha1 --kind Memcached\n');
     const project = parseProject(read('PROJECT'));
     expect(project).toMatchObject({ domain: 'example.com', projectName: 'memcached-operator', repo: 'github.com/example/memcached-operator', layout: ['ts.opgen.dev/v1'], cliVersion: opgenVersion(), resources: [] });
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };

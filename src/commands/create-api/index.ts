@@ -10,6 +10,7 @@ import { coreGroupDomain } from '../create-webhook/core-groups.js';
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
+import { hasStorageVersion, markStorageVersion } from '../shared/storage-version.js';
 
 export interface CreateApiOptions {
   group?: string;
@@ -75,16 +76,69 @@ function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
 export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions): Promise<number> {
   const gvk = validateFlags(o);
   const origin = originOf(o, gvk);
+  let version: NewVersion | undefined;
   stageAndCommit(ctx, o.dryRun, (tree) => {
     const project = loadProject(tree);
     const existing = checkAgainstProject(project, gvk, o, origin);
-    scaffold(tree, project, gvk, o, existing, origin);
+    version = origin.type === 'owned' && o.resource ? newVersionOf(tree, project, gvk, o) : undefined;
+    scaffold(tree, project, gvk, version?.controllerAt ? { ...o, controller: false } : o, existing, origin);
   });
-  if (!o.dryRun) {
+  if (o.dryRun) return 0;
+  if (!version) {
     ctx.out('Next: implement your new API and generate the manifests (CRDs, RBAC) with:');
     ctx.out('$ npm run manifests');
+    return 0;
   }
+  // A second version of a kind: what was (not) done, and the way to the hub, each step a command that works as printed.
+  const { storage, controllerAt, others } = version;
+  const { group, version: v, kind } = gvk;
+  if (controllerAt) ctx.out(`${kind} already has a controller (${controllerAt.file}, reconciling ${group}/${controllerAt.version}): created the ${v} resource only.`);
+  ctx.out(`${storage.version} stays the storage version (+kubebuilder:storageversion on ${kind} in ${storage.path}) until you move it; the CRD now serves ${[...others.map((x) => x.version), v].join(' and ')}.`);
+  ctx.out(`Next: fill in the ${v} types and generate the manifests (CRDs, RBAC) with:`);
+  ctx.out('$ npm run manifests');
+  ctx.out(`When ${v} is ready, make it the hub and storage version, converting ${others.map((x) => x.version).join(', ')} through it, with:`);
+  ctx.out(`$ npx opgen create webhook --group ${group} --version ${v} --kind ${kind} --conversion --spoke ${others.map((x) => x.version).join(',')}`);
+  if (controllerAt) ctx.out(`then move the controller to the hub: import ${kind} from '${version.hubImport}' in ${controllerAt.file} and its test.`);
+  ctx.out('The whole migration, stored objects included: docs/versions.md');
   return 0;
+}
+
+/** A new version of a kind the project already has in other versions. */
+interface NewVersion {
+  /** The other versions of the kind (PROJECT order). */
+  others: ResourceConfig[];
+  /** The version whose types carry +kubebuilder:storageversion (after this command). */
+  storage: { version: string; path: string };
+  /** The kind's controller, when one exists for another version: this command then creates no second one. */
+  controllerAt?: { version: string; file: string };
+  /** The new version's types module, as the controller would import it. */
+  hubImport: string;
+}
+
+/**
+ * For a kind that exists in other versions: keeps (or makes) one of them the storage version, so that
+ * `generate` has exactly one, and finds the kind's controller, which stays where it is.
+ */
+function newVersionOf(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApiOptions): NewVersion | undefined {
+  const kindFile = kebab(gvk.kind);
+  const others = project.resources.filter((r) => r.group === gvk.group && r.kind === gvk.kind && r.version !== gvk.version && r.api && !r.core && !r.external);
+  if (others.length === 0) return undefined;
+  const typesOf = (r: ResourceConfig): string => r.path ?? `${apiDir(project, r.group, r.version)}/${kindFile}-types.ts`;
+  const marked = others.find((r) => hasStorageVersion(tree, typesOf(r)));
+  // The first version stays the storage version until the user moves it (create webhook --conversion does).
+  const storage = marked ?? others[0]!;
+  if (!marked) markStorageVersion(tree, typesOf(storage), gvk.kind);
+  const owner = others.find((r) => r.controller);
+  const ctrlDir = controllerDir(project, gvk.group);
+  const newTypes = `${apiDir(project, gvk.group, gvk.version)}/${kindFile}-types.ts`;
+  // Only the default controller collides (same file and class); a named one (--controller-name) has its own.
+  const controllerAt = owner && o.controller && o.controllerName === undefined && !o.force
+    ? { version: owner.version, file: `${ctrlDir}/${kindFile}-controller.ts` }
+    : undefined;
+  return {
+    others, storage: { version: storage.version, path: typesOf(storage) }, hubImport: importPath(ctrlDir, newTypes),
+    ...(controllerAt ? { controllerAt } : {}),
+  };
 }
 
 function validateFlags(o: CreateApiOptions): Gvk {

@@ -9,6 +9,7 @@ import { apiDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, t
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
+import { markStorageVersion, unmarkStorageVersion } from '../shared/storage-version.js';
 import { builtinNamespaced, coreGroupDomain, runtimeExportsKind } from './core-groups.js';
 
 export interface CreateWebhookOptions {
@@ -235,6 +236,11 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
     insertInto(tree, 'config/crd/kustomization.yaml', 'crdkustomizewebhookpatch', renderPartial('webhook-crd-patch', base));
     enableCrdConfigurations(tree);
     injectCa(tree, 'CustomResourceDefinition', `conversion settings of CRD ${crdName}`, crdName);
+    // The hub becomes the storage version (as kubebuilder's); the version that held it until now
+    // (create api keeps the first one) gives it up, so the CRD has exactly one.
+    for (const other of project.resources.filter((x) => x.group === r.group && x.kind === r.kind && x.version !== r.version && x.api)) {
+      unmarkStorageVersion(tree, other.path ?? `${apiDir(project, r.group, other.version)}/${kindFile}-types.ts`);
+    }
     markStorageVersion(tree, typesPath, r.kind);
     register(tree, `setup${r.kind}ConversionWithManager`, `${whDir}/${kindFile}-conversion.ts`);
   }
@@ -288,27 +294,6 @@ function enableCrdConfigurations(tree: Tree): void {
     );
   }
   tree.write(path, text.replace(CRD_CONFIGURATIONS, 'configurations:\n- kustomizeconfig.yaml'));
-}
-
-/** Adds +kubebuilder:storageversion to the doc comment of the hub's root type (as kubebuilder does). */
-function markStorageVersion(tree: Tree, typesPath: string, kind: string): void {
-  const text = tree.read(typesPath);
-  if (text === undefined) throw new OpgenError(`${typesPath} not found`, { file: typesPath }, 'restore the types module PROJECT records for the hub version');
-  const lines = text.split('\n');
-  const at = lines.findIndex((l) => new RegExp(`^export interface ${kind}\\b`).test(l));
-  const close = at - 1;
-  if (at < 0 || !/^\s*\*\/\s*$/.test(lines[close] ?? '')) {
-    throw new OpgenError(
-      `cannot find the doc comment of \`export interface ${kind}\``,
-      { file: typesPath },
-      `add \`+kubebuilder:storageversion\` to the doc comment of ${kind} yourself`,
-    );
-  }
-  let open = close;
-  while (open > 0 && !/^\s*\/\*\*/.test(lines[open] ?? '')) open--;
-  if (lines.slice(open, close).some((l) => l.includes('+kubebuilder:storageversion'))) return;
-  lines.splice(close, 0, ' * +kubebuilder:storageversion');
-  tree.write(typesPath, lines.join('\n'));
 }
 
 /** The PROJECT resources with this resource's webhooks merged in (kinds OR-ed, spokes unioned). */

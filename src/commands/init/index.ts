@@ -74,9 +74,10 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
   if (o.dryRun) return 0;
 
   if (!o.skipInstall) await installDependencies(ctx);
-  ctx.out('Next: define a resource with:');
-  // opgen is a dev dependency of the project, not on PATH: npx finds it in node_modules/.bin.
-  ctx.out('$ npx opgen create api --group <group> --version v1alpha1 --kind <Kind>');
+  ctx.out('Next: define a resource (your own group, version and kind), for example:');
+  // opgen is a dev dependency of the project, not on PATH: npx finds it in node_modules/.bin. A real
+  // example rather than <placeholders>, so the line works when pasted as it is.
+  ctx.out('$ npx opgen create api --group cache --version v1alpha1 --kind Memcached');
   return 0;
 }
 
