@@ -345,8 +345,20 @@ function olmCommands(): CommandSpec[] {
       path: ['bundle', 'validate'],
       args: '[dir]',
       summary: 'Check an OLM bundle without a cluster: one line per problem; errors exit 1, warnings exit 0',
-      options: [{ flags: '--select-optional <selector>', description: 'also run an optional suite: suite=operatorframework' }],
+      options: [
+        { flags: '--select-optional <selector>', description: 'also run an optional suite: suite=operatorframework' },
+        { flags: '--olm-v1', description: 'also check what OLM v1 (operator-controller) refuses: install modes, dependencies, webhooks, API services, object kinds' },
+        { flags: '--watch-namespace <ns>', description: 'with --olm-v1: the ClusterExtension\'s watchNamespace configuration (default: none, all namespaces)' },
+        { flags: '--install-namespace <ns>', description: 'with --olm-v1: the namespace it installs into (tells OwnNamespace from SingleNamespace)' },
+        { flags: '--webhook-provider <name>', description: 'with --olm-v1: operator-controller runs with this webhook certificate provider', choices: ['cert-manager', 'openshift-serviceca'] },
+      ],
       async run(ctx, args, o) {
+        if (o.olmV1 === true) {
+          const { validateOlmV1Command } = await import('../olm-v1/command.js');
+          return validateOlmV1Command(ctx, { dir: args[0] ?? 'bundle', selectOptional: str(o.selectOptional), watchNamespace: str(o.watchNamespace), installNamespace: str(o.installNamespace), webhookProvider: str(o.webhookProvider) });
+        }
+        const v1Only = ['watchNamespace', 'installNamespace', 'webhookProvider'].find((k) => o[k] !== undefined);
+        if (v1Only) throw new OpgenError(`--${v1Only.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --olm-v1`, { flag: 'bundle validate' }, 'add --olm-v1');
         return (await loadOlm()).validateBundleCommand(ctx, { dir: args[0] ?? 'bundle', selectOptional: str(o.selectOptional) });
       },
     },
