@@ -240,6 +240,17 @@ export const commands: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['crd', 'diff'],
+    args: '<old-and-new...>',
+    summary: "Check a CRD upgrade: OLM v1's upgrade-safety preflight (removed versions or fields, scope, types, bounds, enums, defaults, required) plus the guide's schema-evolution rules",
+    options: [],
+    async run(ctx, args) {
+      const { crdDiffCommand } = await import('../crd-upgrade/command.js');
+      if (args.length !== 2) throw new OpgenError(`expected two arguments, got ${args.length}`, { flag: 'crd diff' }, 'run opgen crd diff <old CRDs> <new CRDs> (files or folders)');
+      return crdDiffCommand(ctx, { old: args[0]!, new: args[1]! });
+    },
+  },
+  {
     path: ['markers'],
     summary: 'List the marker comments opgen understands, with their arguments',
     options: [],

@@ -1,0 +1,142 @@
+// `opgen crd diff <old> <new>`: each CRD in <new> (a file or a folder of YAML files) against the CRD of
+// the same name in <old>. One line per finding at the field's file:line:column in <new>; errors exit 1.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { OpgenError } from '../diag/diagnostic.js';
+import type { CommandContext } from '../common/command-context.js';
+import { diffCrd, displayPath, type Crd, type Finding } from './diff.js';
+
+export interface CrdDiffOptions {
+  old: string;
+  new: string;
+}
+
+interface LoadedCrd {
+  crd: Crd;
+  file: string;
+  /** Finds the 1-based line and column of a YAML path in the CRD's document (the deepest part that exists). */
+  locate: (path: (string | number)[]) => { line: number; column: number };
+}
+
+export async function crdDiffCommand(ctx: CommandContext, o: CrdDiffOptions): Promise<number> {
+  const olds = await loadCrds(ctx.cwd, o.old, 'old');
+  const news = await loadCrds(ctx.cwd, o.new, 'new');
+  const { findings, compared } = compareSets(olds, news);
+  for (const { at, f, name } of findings) {
+    const where = f.where === 'crd' ? '' : ` ${f.where}`;
+    const field = f.path === undefined ? '' : ` ${f.rule === 'existingFieldRemoval' ? displayRemoved(f.path) : displayPath(f.path)}`;
+    (f.level === 'error' ? ctx.err : ctx.out)(`${at}: ${f.level}: ${name}${where}${field}: ${f.message}; ${f.why} (${f.fix}) [${f.origin} ${f.rule}]`);
+  }
+  const errors = findings.filter((x) => x.f.level === 'error').length;
+  const warnings = findings.length - errors;
+  const counts = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
+  ctx.out(errors === 0 ? `${compared} CRD${compared === 1 ? '' : 's'} compared: safe to upgrade (${counts})` : `${compared} CRD${compared === 1 ? '' : 's'} compared: ${counts}`);
+  return errors > 0 ? 1 : 0;
+}
+
+function displayRemoved(path: string): string {
+  const dot = path.indexOf('.');
+  return `${path.slice(0, dot)} ${displayPath(path.slice(dot + 1))}`;
+}
+
+export interface Located {
+  at: string;
+  name: string;
+  f: Finding;
+}
+
+/** Findings for every CRD of `news` against its namesake in `olds`, and CRDs dropped from `olds`. */
+export function compareSets(olds: LoadedCrd[], news: LoadedCrd[]): { findings: Located[]; compared: number } {
+  const out: Located[] = [];
+  let compared = 0;
+  const oldByName = new Map(olds.map((c) => [c.crd.metadata?.name ?? '', c]));
+  for (const n of news) {
+    const name = n.crd.metadata?.name ?? '';
+    const old = oldByName.get(name);
+    if (!old) continue; // a new CRD breaks nothing
+    compared++;
+    for (const f of diffCrd(old.crd, n.crd)) {
+      const { line, column } = n.locate(yamlPathOf(n.crd, f));
+      out.push({ at: `${n.file}:${line}:${column}`, name, f });
+    }
+  }
+  const newNames = new Set(news.map((c) => c.crd.metadata?.name ?? ''));
+  for (const old of olds) {
+    const name = old.crd.metadata?.name ?? '';
+    if (newNames.has(name)) continue;
+    const { line, column } = old.locate(['metadata', 'name']);
+    out.push({
+      at: `${old.file}:${line}:${column}`,
+      name,
+      f: { origin: 'guide', level: 'error', rule: 'crd-removed', where: 'crd', message: 'the CRD is gone from the new manifests', why: 'an upgrade that deletes a CRD deletes every stored object of it', fix: 'keep shipping the CRD (its versions may stop being served)' },
+    });
+  }
+  return { findings: out, compared };
+}
+
+/** The YAML path in the new CRD a finding points at. */
+function yamlPathOf(crd: Crd, f: Finding): (string | number)[] {
+  if (f.rule === 'scope') return ['spec', 'scope'];
+  const versions = crd.spec?.versions ?? [];
+  let version = f.where.includes(' -> ') ? f.where.split(' -> ')[1]! : f.where;
+  let path = f.path;
+  if (f.rule === 'existingFieldRemoval' && path) {
+    version = path.slice(0, path.indexOf('.'));
+    path = path.slice(path.indexOf('.') + 1);
+  }
+  const idx = versions.findIndex((v) => v.name === version);
+  if (idx < 0) return ['spec', 'versions'];
+  if (path === undefined) return ['spec', 'versions', idx, 'name'];
+  const out: (string | number)[] = ['spec', 'versions', idx, 'schema', 'openAPIV3Schema'];
+  for (const m of path.slice(1).matchAll(/\.([^.[]+)|\[(\*|\d+)\]/g)) {
+    if (m[1] !== undefined) out.push('properties', m[1]);
+    else if (m[2] === '*') out.push('items'); // or additionalProperties: locate() stops at the deepest part that exists
+    else out.push('items', Number(m[2]));
+  }
+  return out;
+}
+
+async function loadCrds(cwd: string, arg: string, which: 'old' | 'new'): Promise<LoadedCrd[]> {
+  const abs = resolve(cwd, arg);
+  const shown = (p: string): string => relative(cwd, p) || '.';
+  if (!existsSync(abs)) throw new OpgenError(`${arg}: no such file or folder`, { flag: `crd diff <${which}>` }, `pass the ${which} CRD file or the folder holding ${which === 'old' ? 'the released' : 'the new'} CRDs`);
+  const files = statSync(abs).isDirectory()
+    ? readdirSync(abs).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(abs, f))
+    : [abs];
+  const { LineCounter, parseAllDocuments, isMap, isSeq, isScalar } = await import('yaml');
+  const out: LoadedCrd[] = [];
+  for (const file of files) {
+    const lc = new LineCounter();
+    const text = readFileSync(file, 'utf8');
+    for (const doc of parseAllDocuments(text, { lineCounter: lc })) {
+      if (!('errors' in doc)) continue;
+      const e = doc.errors[0];
+      if (e) {
+        const pos = lc.linePos(e.pos[0]);
+        throw new OpgenError(`not valid YAML: ${e.message.split('\n')[0]}`, { file: shown(file), line: pos.line, column: pos.col }, 'fix the YAML');
+      }
+      const value = doc.toJS({ maxAliasCount: -1 }) as unknown;
+      if (value === null || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'CustomResourceDefinition') continue;
+      const locate = (path: (string | number)[]): { line: number; column: number } => {
+        let node: unknown = doc.contents;
+        let offset = (doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0;
+        for (const seg of path) {
+          if (isMap(node)) {
+            const pair = node.items.find((p) => isScalar(p.key) && p.key.value === seg);
+            if (!pair) break;
+            offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
+            node = pair.value;
+          } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
+            node = node.items[seg];
+            offset = (node as { range?: [number] }).range?.[0] ?? offset;
+          } else break;
+        }
+        const pos = lc.linePos(offset);
+        return { line: pos.line, column: pos.col };
+      };
+      out.push({ crd: value as Crd, file: shown(file), locate });
+    }
+  }
+  if (out.length === 0) throw new OpgenError(`${arg} holds no CustomResourceDefinition`, { flag: `crd diff <${which}>` }, 'pass CRD manifests such as config/crd/bases');
+  return out;
+}
