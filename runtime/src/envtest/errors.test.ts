@@ -103,6 +103,13 @@ describe('startTestEnv errors', () => {
     );
   });
 
+  it('names a CRD conversion patch whose CRD crdPaths does not install, before starting anything', async () => {
+    const patch = new URL('./testdata/patches/webhook_in_parts.yaml', import.meta.url).pathname;
+    await expect(startTestEnv({ webhookPaths: [patch] })).rejects.toThrow(
+      `envtest: ${patch}: conversion patch for CRD parts.test.opgen.dev, which crdPaths does not install; add its CRD to crdPaths (in an opgen project: config/crd/bases, after \`opgen generate\`)`,
+    );
+  });
+
   it('points at the line and column of broken YAML', async () => {
     const broken = join(scratch, 'broken.yaml');
     writeFileSync(broken, 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: [unclosed\n');

@@ -12,7 +12,8 @@ import type { KeyPairPem } from '../internal/tls/tiny-ca.js';
 import { Reaper, trackFolder, untrackFolder, type Spawned } from './internal/process.js';
 import { findClusterBinaries, startSimulatedCluster, type SimulatedClusterOptions } from './internal/simulated-cluster.js';
 import {
-  installWebhookConfigurations, pickWebhookConfigurations, prepareWebhookServing, rewriteConversionWebhooks, type WebhookServing,
+  applyConversionPatches, installWebhookConfigurations, pickConversionPatches, pickWebhookConfigurations, prepareWebhookServing,
+  rewriteConversionWebhooks, type WebhookServing,
 } from './internal/webhooks.js';
 
 export type { WebhookServing, SimulatedClusterOptions };
@@ -20,7 +21,13 @@ export type { WebhookServing, SimulatedClusterOptions };
 export interface TestEnvOptions {
   /** CRD manifests: files or folders (read one level deep) of .yaml/.yml/.json, multi-document allowed. */
   crdPaths?: string[];
-  /** Mutating/ValidatingWebhookConfiguration manifests, rewritten to call `env.webhook`. */
+  /**
+   * Mutating/ValidatingWebhookConfiguration manifests, and CRD conversion patches (a
+   * CustomResourceDefinition with only metadata.name and spec.conversion, as
+   * config/crd/patches/webhook_in_<plural>.yaml), all rewritten to call `env.webhook`, like
+   * controller-runtime's WebhookInstallOptions and its conversion set-up. A patched CRD must come
+   * from crdPaths.
+   */
   webhookPaths?: string[];
   /**
    * Copy etcd and kube-apiserver output to this process's stderr (it is always kept in the temp
@@ -111,8 +118,11 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
   // Read manifests before starting anything, so a bad path fails fast.
   const crds = pickCrds(readObjects(opts.crdPaths ?? [], 'crdPaths'));
   requireEachEntry(opts.crdPaths ?? [], crds, 'crdPaths', 'CustomResourceDefinition');
-  const webhookConfigs = pickWebhookConfigurations(readObjects(opts.webhookPaths ?? [], 'webhookPaths'));
-  requireEachEntry(opts.webhookPaths ?? [], webhookConfigs, 'webhookPaths', 'Mutating/ValidatingWebhookConfiguration');
+  const webhookObjects = readObjects(opts.webhookPaths ?? [], 'webhookPaths');
+  const webhookConfigs = pickWebhookConfigurations(webhookObjects);
+  const conversionPatches = pickConversionPatches(webhookObjects);
+  requireEachEntry(opts.webhookPaths ?? [], [...webhookConfigs, ...conversionPatches], 'webhookPaths', 'Mutating/ValidatingWebhookConfiguration or CRD conversion patch');
+  applyConversionPatches(crds.map(({ crd }) => crd), conversionPatches);
 
   const dir = mkdtempSync(join(tmpdir(), 'opgen-envtest-'));
   trackFolder(dir);

@@ -59,8 +59,9 @@ describe('webhooks under test', () => {
   beforeAll(async () => {
     env = await startTestEnv({
       // widgets.yaml a second time: a CRD given twice is replaced, not refused.
-      crdPaths: [testdata, join(testdata, 'conversion'), join(testdata, 'widgets.yaml')],
-      webhookPaths: [join(testdata, 'webhooks')],
+      crdPaths: [testdata, join(testdata, 'conversion'), join(testdata, 'widgets.yaml'), join(testdata, 'bases')],
+      // patches/: the CRD conversion patch of parts (its CRD in bases/ has none), as config/crd/patches.
+      webhookPaths: [join(testdata, 'webhooks'), join(testdata, 'patches')],
     });
     server = await serveWebhooks(env, calls);
     objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
@@ -77,7 +78,7 @@ describe('webhooks under test', () => {
   });
 
   it('installs each CRD once, even when given twice', () => {
-    expect([...env.crds].sort()).toEqual(['gadgets.test.opgen.dev', 'things.test.opgen.dev', 'widgets.test.opgen.dev']);
+    expect([...env.crds].sort()).toEqual(['gadgets.test.opgen.dev', 'parts.test.opgen.dev', 'things.test.opgen.dev', 'widgets.test.opgen.dev']);
   });
 
   it('rewrites service references to the local endpoint with its CA', async () => {
@@ -120,5 +121,17 @@ describe('webhooks under test', () => {
     expect(asV2.apiVersion).toBe('test.opgen.dev/v2');
     expect(asV2.spec).toEqual({ count: 7 });
     expect(calls).toContain('/convert');
+  });
+
+  it('applies a CRD conversion patch from webhookPaths: the CRD converts through the local webhook', async () => {
+    const crd = await env.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({
+      group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name: 'parts.test.opgen.dev',
+    });
+    expect(crd.spec.conversion.strategy).toBe('Webhook');
+    expect(crd.spec.conversion.webhook.clientConfig.url).toBe(`https://127.0.0.1:${env.webhook.port}/convert`);
+    const parts = { group: 'test.opgen.dev', namespace: 'default', plural: 'parts' };
+    await objects.createNamespacedCustomObject({ ...parts, version: 'v2', body: { apiVersion: 'test.opgen.dev/v2', kind: 'Part', metadata: { name: 'p' }, spec: { count: 4 } } });
+    const asV1 = await objects.getNamespacedCustomObject({ ...parts, version: 'v1', name: 'p' });
+    expect(asV1.spec).toEqual({ size: 4 });
   });
 });

@@ -68,6 +68,34 @@ export function rewriteConversionWebhooks(crds: KubeObject[], serving: WebhookSe
   }
 }
 
+/**
+ * CRD conversion patches among webhookPaths: a CustomResourceDefinition holding only its name and
+ * spec.conversion, as config/crd/patches/webhook_in_<plural>.yaml (what kustomize adds to config/crd/bases).
+ */
+export function pickConversionPatches(objects: SourcedObject[]): { name: string; conversion: Record<string, unknown>; file: string; entry: string }[] {
+  return objects
+    .filter(({ object }) => object.kind === 'CustomResourceDefinition')
+    .map(({ object, file, entry }) => {
+      const spec = object.spec as { conversion?: Record<string, unknown>; versions?: unknown } | undefined;
+      if (!spec?.conversion || spec.versions !== undefined) {
+        throw new Error(`envtest: ${file}: CustomResourceDefinition ${object.metadata?.name ?? ''} in webhookPaths must be a conversion patch (metadata.name and spec.conversion only); pass whole CRDs in crdPaths`);
+      }
+      return { name: object.metadata?.name ?? '', conversion: spec.conversion, file, entry };
+    });
+}
+
+/** Sets each patched CRD's spec.conversion (rewritten to the local server afterwards); the CRD must be installed. */
+export function applyConversionPatches(crds: KubeObject[], patches: { name: string; conversion: Record<string, unknown>; file: string }[]): void {
+  for (const patch of patches) {
+    // A CRD given twice (two crdPaths entries) is installed from the last copy: patch every copy.
+    const matching = crds.filter((c) => c.metadata?.name === patch.name);
+    if (matching.length === 0) {
+      throw new Error(`envtest: ${patch.file}: conversion patch for CRD ${patch.name}, which crdPaths does not install; add its CRD to crdPaths (in an opgen project: config/crd/bases, after \`opgen generate\`)`);
+    }
+    for (const crd of matching) crd.spec = { ...(crd.spec as object), conversion: structuredClone(patch.conversion) };
+  }
+}
+
 export async function installWebhookConfigurations(
   client: AdminClient, configs: { config: WebhookConfiguration; file: string }[], serving: WebhookServing, timeoutMs: number,
 ): Promise<void> {
