@@ -5,6 +5,7 @@
 // marker-derived entries are merged into the user's (what a marker states wins, the rest is kept).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_MIN_KUBE_VERSION } from '../common/kube-version.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { pluralize } from '../naming/index.js';
 import type { ProjectConfig } from '../project/index.js';
@@ -13,7 +14,6 @@ import { readOwnedCrdInfo, splitWords, type Derived, type Descriptor, type Owned
 import { CSV_API_VERSION, CSV_KIND, isRecord, mergeKeepingUser, parseYamlDocument, parseYamlObjects, yamlDocument } from './objects.js';
 
 export const SCORECARD_IMAGE = 'quay.io/operator-framework/scorecard-test:v1.42.0';
-export const DEFAULT_MIN_KUBE_VERSION = '1.28.0';
 
 export function baseCsvPath(pkg: string): string {
   return `config/manifests/bases/${pkg}.clusterserviceversion.yaml`;
@@ -38,7 +38,7 @@ export interface OwnedEntry {
  * bound there, so it offers OwnNamespace, not AllNamespaces; OLM refuses anything but AllNamespaces for
  * an operator with conversion webhooks, so such a project keeps AllNamespaces.
  */
-function defaultBaseCsv(pkg: string, ownNamespace: boolean): Record<string, unknown> {
+function defaultBaseCsv(pkg: string, ownNamespace: boolean, minKubeVersion: string): Record<string, unknown> {
   const display = splitWords(pkg.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' '));
   return {
     apiVersion: CSV_API_VERSION,
@@ -65,7 +65,7 @@ function defaultBaseCsv(pkg: string, ownNamespace: boolean): Record<string, unkn
       links: [{ name: display, url: `https://${pkg}.domain` }],
       maintainers: [{ email: 'your@email.com', name: 'Maintainer Name' }],
       maturity: 'alpha',
-      minKubeVersion: DEFAULT_MIN_KUBE_VERSION,
+      minKubeVersion,
       provider: { name: 'Provider Name', url: 'https://your.domain' },
       version: '0.0.0',
     },
@@ -156,7 +156,7 @@ export async function stageKustomizeManifests(tree: Tree, o: StageManifestsOptio
     }
   }
   const ownNamespace = o.project.namespaced === true && !(o.project.resources ?? []).some((r) => r.webhooks?.conversion);
-  const csv = mergeKeepingUser(defaultBaseCsv(o.package, ownNamespace), existing ?? undefined) as Record<string, unknown>;
+  const csv = mergeKeepingUser(defaultBaseCsv(o.package, ownNamespace, o.project.minKubeVersion ?? DEFAULT_MIN_KUBE_VERSION), existing ?? undefined) as Record<string, unknown>;
   const spec = csv.spec as Record<string, unknown>;
   const crds = (isRecord(spec.customresourcedefinitions) ? spec.customresourcedefinitions : {}) as Record<string, unknown>;
   const owned = mergeOwned(crds.owned, ownedEntriesOf(readOwnedCrdInfo(o.cwd), await crdPlurals(o.cwd)));

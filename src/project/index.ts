@@ -1,2 +1,2 @@
 export { apiDir, controllerDir, LAYOUT, managerNamespace, PROJECT_FILE, qualifiedGroup, type ProjectConfig, type ResourceConfig, type WebhooksConfig } from './model.js';
-export { loadProject, parseProject, saveProject, serializeProject } from './project-file.js';
+export { loadProject, parseProject, readMinKubeVersion, saveProject, serializeProject } from './project-file.js';

@@ -17,6 +17,11 @@ export interface ProjectConfig {
    * `edit --namespaced`; kubebuilder v4.12's field of the same name).
    */
   namespaced?: boolean;
+  /**
+   * The oldest Kubernetes the operator supports (`1.30` or `1.30.0`): `generate` checks CEL rules against
+   * that version's API server and the OLM base CSV takes it as spec.minKubeVersion (an opgen field).
+   */
+  minKubeVersion?: string;
   /** The opgen version that ran `init`. */
   cliVersion?: string;
   /** Settings of other tools, kept as they are. */

@@ -104,3 +104,25 @@ describe('PROJECT file', () => {
     expect(errorOf(text)).toMatch(expected);
   });
 });
+
+describe('minKubeVersion', () => {
+  const base = 'version: "3"\nlayout:\n- ts.opgen.dev/v1\ndomain: example.com\nprojectName: demo\n';
+  it('is read, written back, and refused when it is no version string', async () => {
+    const { parseProject, serializeProject, readMinKubeVersion } = await import('./index.js');
+    const p = parseProject(`${base}minKubeVersion: "1.30"\n`);
+    expect(p.minKubeVersion).toBe('1.30');
+    expect(parseProject(serializeProject(p)).minKubeVersion).toBe('1.30');
+    expect(readMinKubeVersion(`${base}minKubeVersion: 1.31.2\n`)).toBe('1.31.2');
+    expect(readMinKubeVersion('')).toBeUndefined();
+    const failure = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return (e as OpgenError).format();
+      }
+      return 'no error';
+    };
+    expect(failure(() => parseProject(`${base}minKubeVersion: 1.30\n`))).toMatch(/^PROJECT:6:17: error: minKubeVersion 1.3 is not a Kubernetes version string/);
+    expect(failure(() => readMinKubeVersion(`${base}minKubeVersion: v1.30\n`))).toMatch(/^PROJECT:6:17: error: minKubeVersion "v1.30" is not a Kubernetes version string/);
+  });
+});

@@ -1,6 +1,7 @@
 // Reading and writing PROJECT. Reading validates: malformed YAML, an unknown layout, a missing or
 // mistyped field each give one OpgenError naming PROJECT and the line.
 import { isMap, isSeq, LineCounter, parseDocument, stringify, type Document, type Node } from 'yaml';
+import { parseKubeVersion } from '../common/kube-version.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { Tree } from '../scaffold/index.js';
 import { LAYOUT, PROJECT_FILE, type ProjectConfig, type ResourceConfig, type WebhooksConfig } from './model.js';
@@ -21,6 +22,18 @@ export function parseProject(text: string, file = PROJECT_FILE): ProjectConfig {
     throw new OpgenError(`malformed YAML: ${first.message.split('\n')[0]}`, { file, line: pos.line, column: pos.col }, 'fix the YAML syntax');
   }
   return new Reader(doc, lines, file).project();
+}
+
+/**
+ * PROJECT's minKubeVersion alone, for commands that read nothing else of it (generate runs outside a
+ * project, or beside a PROJECT it does not otherwise need): undefined when the key is absent or the file is
+ * no YAML mapping; a malformed value is the same error parseProject gives.
+ */
+export function readMinKubeVersion(text: string, file = PROJECT_FILE): string | undefined {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0 || !isMap(doc.contents)) return undefined;
+  return new Reader(doc, lines, file).minKubeVersion();
 }
 
 /** PROJECT text for a config: header comment, then keys sorted as kubebuilder (sigs.k8s.io/yaml) sorts them. */
@@ -70,7 +83,7 @@ class Reader {
     const root = this.doc.contents;
     if (!isMap(root)) throw this.error(root, 'must be a YAML mapping with version, layout, domain and projectName');
     const path: string[] = [];
-    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'cliVersion', 'plugins', 'resources']);
+    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'minKubeVersion', 'cliVersion', 'plugins', 'resources']);
     const version = this.get(path, 'version', 'string', true);
     if (version !== '3') throw this.error(this.node(['version']), `unsupported PROJECT version "${version}"`, 'opgen reads version "3"');
     const project: ProjectConfig = {
@@ -86,6 +99,8 @@ class Reader {
     if (multigroup !== undefined) project.multigroup = multigroup;
     const namespaced = this.get(path, 'namespaced', 'boolean');
     if (namespaced !== undefined) project.namespaced = namespaced;
+    const minKube = this.minKubeVersion();
+    if (minKube !== undefined) project.minKubeVersion = minKube;
     const cliVersion = this.get(path, 'cliVersion', 'string');
     if (cliVersion !== undefined) project.cliVersion = cliVersion;
     const plugins = this.node(['plugins']);
@@ -99,6 +114,17 @@ class Reader {
       resources.items.forEach((_, i) => project.resources.push(this.resource(['resources', String(i)])));
     }
     return project;
+  }
+
+  minKubeVersion(): string | undefined {
+    const node = this.node(['minKubeVersion']);
+    if (node === undefined || node === null) return undefined;
+    const text = (node as Node).toJSON() as unknown;
+    // Unquoted, 1.30 is the YAML number 1.3: refused rather than read as Kubernetes 1.3.
+    if (typeof text !== 'string' || !parseKubeVersion(text)) {
+      throw this.error(node, `minKubeVersion ${JSON.stringify(text)} is not a Kubernetes version string`, "write it as \"1.30\" or \"1.30.0\" (quoted, no leading v)");
+    }
+    return text;
   }
 
   private layout(): string[] {
