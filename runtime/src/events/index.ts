@@ -59,20 +59,52 @@ export interface EventRecorderOptions {
   defaultNamespace?: string;
   /** Called with each write so a manager can wait for them on shutdown. */
   track?: (p: Promise<unknown>) => void;
+  /** Series and spam-filter timings (tests shorten them). */
+  series?: SeriesOptions;
 }
 
-// The same event about the same object within this window becomes one Event with a growing
-// `series.count` (as client-go's events broadcaster does) instead of a new object each time.
-const seriesWindowMs = 6 * 60_000;
-const maxTrackedSeries = 4096;
+// How repeats become bounded API traffic, after client-go (tools/record/events_cache.go for core/v1,
+// tools/events/event_broadcaster.go for events.k8s.io):
+// - identical events (same object, type, reason, action and note) form a series: the first is created,
+//   the second sets the series count to 2, later ones only count in memory; the count is written when the
+//   series ends (no repeat for finishMs, 6 minutes), every refreshMs (30 minutes) while it goes on, and
+//   on flush() (the manager flushes on shutdown);
+// - events that differ only by note: from the 10th distinct note within 10 minutes the note becomes
+//   "(combined from similar events): <note>" and they share one series (client-go's EventAggregator);
+// - a new Event about an object passes a token bucket per object and type: 25 at once, then one per
+//   5 minutes (client-go's spam filter); refused ones are dropped and counted at debug level.
+export interface SeriesOptions {
+  /** A series with no repeat for this long is written and forgotten; default 6 minutes. */
+  finishMs?: number;
+  /** A running series' count is written at least this often; default 30 minutes. */
+  refreshMs?: number;
+  /** Spam filter: burst and refill interval of the token bucket per object and event type; default 25 and 300 s. */
+  spamBurst?: number;
+  spamRefillMs?: number;
+  /** Milliseconds since the epoch; default Date.now (tests pass a clock of their own). */
+  clock?: () => number;
+}
+
+const aggregateMaxEvents = 10;
+const aggregateIntervalMs = 10 * 60_000;
+const maxLruEntries = 4096;
 
 interface Series {
   name: string;
   namespace: string;
   count: number;
-  firstSeen: number;
+  /** The count the API server has. */
+  written: number;
+  lastObserved: number;
+  lastWritten: number;
   /** The previous write (and the API it went to); the next waits for it so the Event exists before it is patched. */
   last: Promise<EventsApi | undefined>;
+}
+
+/** A recorder whose pending series counts can be written out at once. */
+export interface SeriesEventRecorder extends EventRecorder {
+  /** Writes every series count the API server does not have yet; resolves when written. */
+  flush(): Promise<void>;
 }
 
 /** Where events go: events.k8s.io/v1 until the API server forbids it, then core/v1. */
@@ -89,11 +121,41 @@ interface EventFields {
   at: Date;
 }
 
-export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
+/** A least-recently-used map: get() refreshes an entry, set() beyond `max` drops the oldest. */
+class Lru<V> extends Map<string, V> {
+  constructor(private readonly max: number) {
+    super();
+  }
+  touch(key: string): V | undefined {
+    const v = super.get(key);
+    if (v !== undefined) {
+      super.delete(key);
+      super.set(key, v);
+    }
+    return v;
+  }
+  override set(key: string, v: V): this {
+    super.delete(key);
+    super.set(key, v);
+    if (this.size > this.max) super.delete(this.keys().next().value as string);
+    return this;
+  }
+}
+
+export function createEventRecorder(opts: EventRecorderOptions): SeriesEventRecorder {
   const instance = `${opts.name}-${hostname()}`.slice(0, 128);
-  const series = new Map<string, Series>();
+  const finishMs = opts.series?.finishMs ?? 6 * 60_000;
+  const refreshMs = opts.series?.refreshMs ?? 30 * 60_000;
+  const spamBurst = opts.series?.spamBurst ?? 25;
+  const spamRefillMs = opts.series?.spamRefillMs ?? 300_000;
+  const clock = opts.series?.clock ?? Date.now;
+  const series = new Lru<Series>(maxLruEntries);
+  const similar = new Lru<{ notes: Set<string>; last: number }>(maxLruEntries);
+  const buckets = new Lru<{ tokens: number; at: number }>(maxLruEntries);
   let api: EventsApi = 'events.k8s.io';
   let toldDenied = false;
+  let spamDropped = 0;
+  let timer: NodeJS.Timeout | undefined;
 
   const createIn = (target: EventsApi, e: EventFields): Promise<unknown> => {
     if (target === 'events.k8s.io') {
@@ -177,56 +239,122 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
     }
   };
 
+  /** Writes the series' count (series.count on events.k8s.io, count + lastTimestamp on core/v1) after its previous write. */
+  const writeCount = (s: Series): Promise<EventsApi | undefined> => {
+    const count = s.count;
+    const at = new Date(s.lastObserved);
+    s.written = count;
+    s.lastWritten = clock();
+    const write = s.last.then((createdIn) => {
+      if (!createdIn) return undefined;
+      const patched = createdIn === 'events.k8s.io'
+        ? opts.writer.patch(EventsV1Event, { namespace: s.namespace, name: s.name }, { type: 'merge', body: { series: { count, lastObservedTime: microTime(at) } } })
+        : opts.writer.patch(CoreEvent, { namespace: s.namespace, name: s.name }, { type: 'merge', body: { count, lastTimestamp: metaTime(at) } });
+      return patched.then(
+        () => createdIn,
+        (err: unknown) => {
+          opts.log.error('could not update event series', err, { event: `${s.namespace}/${s.name}` });
+          return undefined;
+        },
+      );
+    });
+    s.last = write;
+    opts.track?.(write);
+    return write;
+  };
+
+  /** Ends quiet series (writing their last count) and refreshes long-running ones, as client-go's finishSeries and refreshExistingEventSeries. */
+  const tick = () => {
+    const now = clock();
+    for (const [key, s] of series) {
+      const quiet = now - s.lastObserved >= finishMs;
+      if (s.count > s.written && (quiet || now - s.lastWritten >= refreshMs)) void writeCount(s);
+      if (quiet) series.delete(key);
+    }
+    for (const [key, a] of similar) if (now - a.last > aggregateIntervalMs) similar.delete(key);
+    if (series.size === 0) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+
+  /** The token bucket of an object and event type: false when the object has had its burst of new events. */
+  const admit = (key: string, now: number): boolean => {
+    const b = buckets.touch(key) ?? { tokens: spamBurst, at: now };
+    b.tokens = Math.min(spamBurst, b.tokens + (now - b.at) / spamRefillMs);
+    b.at = now;
+    buckets.set(key, b);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  };
+
   const event: EventRecorder['event'] = (obj, type, reason, note, action) => {
     const meta = obj.metadata ?? {};
     const namespace = meta.namespace || opts.defaultNamespace || 'default';
-    const text = truncate(note);
-    const key = JSON.stringify([meta.uid ?? `${meta.namespace}/${meta.name}`, obj.kind, type, reason, action ?? reason, text]);
-    const now = Date.now();
-    const seen = series.get(key);
-    let write: Promise<EventsApi | undefined>;
-    if (seen && now - seen.firstSeen < seriesWindowMs) {
-      seen.count++;
-      const count = seen.count;
-      write = seen.last.then((createdIn) => {
-        if (!createdIn) return undefined;
-        const at = new Date();
-        const patched = createdIn === 'events.k8s.io'
-          ? opts.writer.patch(EventsV1Event, { namespace: seen.namespace, name: seen.name }, { type: 'merge', body: { series: { count, lastObservedTime: microTime(at) } } })
-          : opts.writer.patch(CoreEvent, { namespace: seen.namespace, name: seen.name }, { type: 'merge', body: { count, lastTimestamp: metaTime(at) } });
-        return patched.then(
-          () => createdIn,
-          (err: unknown) => {
-            opts.log.error('could not update event series', err, { reason, regarding: `${meta.namespace ?? ''}/${meta.name ?? ''}` });
-            return undefined;
-          },
-        );
-      });
-      seen.last = write;
-    } else {
-      const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
-      write = create({
-        name, namespace, type, reason, action: action ?? reason, note: text, at: new Date(now),
-        regarding: {
-          apiVersion: obj.apiVersion,
-          kind: obj.kind,
-          name: meta.name,
-          namespace: meta.namespace,
-          uid: meta.uid,
-          resourceVersion: meta.resourceVersion,
-        },
-      });
-      series.delete(key);
-      series.set(key, { name, namespace, count: 1, firstSeen: now, last: write });
-      // Forget the oldest series so a long-running operator does not grow without bound.
-      if (series.size > maxTrackedSeries) series.delete(series.keys().next().value as string);
+    const now = clock();
+    const objectKey = JSON.stringify([meta.uid ?? `${meta.namespace}/${meta.name}`, obj.apiVersion, obj.kind, type]);
+    const similarKey = JSON.stringify([objectKey, reason, action ?? reason]);
+    let text = truncate(note);
+    // client-go's EventAggregator: the 10th distinct note of the same event within 10 minutes, and every
+    // one after it, is combined into one series.
+    let a = similar.touch(similarKey);
+    if (!a || now - a.last > aggregateIntervalMs) a = { notes: new Set(), last: now };
+    a.notes.add(text);
+    a.last = now;
+    similar.set(similarKey, a);
+    let key = JSON.stringify([similarKey, text]);
+    if (a.notes.size >= aggregateMaxEvents) {
+      a.notes.delete(text);
+      text = truncate(`(combined from similar events): ${note}`);
+      key = similarKey;
     }
+    const seen = series.touch(key);
+    if (seen && now - seen.lastObserved < finishMs) {
+      seen.count++;
+      seen.lastObserved = now;
+      // The second occurrence is written at once (client-go's events.k8s.io broadcaster: the Event now
+      // shows a series); later ones wait for the series to end, a refresh or flush().
+      if (seen.count === 2) void writeCount(seen);
+      return;
+    }
+    if (!admit(objectKey, now)) {
+      spamDropped++;
+      opts.log.debug('event dropped by the spam filter (too many events about this object)', { reason, regarding: `${meta.namespace ?? ''}/${meta.name ?? ''}`, dropped: spamDropped });
+      return;
+    }
+    const name = `${meta.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
+    const write = create({
+      name, namespace, type, reason, action: action ?? reason, note: text, at: new Date(now),
+      regarding: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: meta.name,
+        namespace: meta.namespace,
+        uid: meta.uid,
+        resourceVersion: meta.resourceVersion,
+      },
+    });
+    series.set(key, { name, namespace, count: 1, written: 1, lastObserved: now, lastWritten: now, last: write });
     opts.track?.(write);
+    if (!timer) {
+      timer = setInterval(tick, Math.min(finishMs, refreshMs));
+      // Series bookkeeping must not keep a finished process alive.
+      timer.unref();
+    }
   };
 
   return {
     event,
     eventf: (obj, type, reason, noteFormat, ...args) => event(obj, type, reason, format(noteFormat, ...args)),
+    flush: async () => {
+      const writes: Promise<unknown>[] = [];
+      for (const s of series.values()) {
+        if (s.count > s.written) writes.push(writeCount(s));
+        else writes.push(s.last);
+      }
+      await Promise.all(writes);
+    },
   };
 }
 
