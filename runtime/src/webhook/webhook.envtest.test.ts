@@ -178,16 +178,25 @@ describe('webhooks on a real API server', () => {
     ]);
   });
 
-  it('answers malformed reviews 4xx and keeps serving', async () => {
-    const post = (path: string, body: string, type = 'application/json') => new Promise<number>((resolve, reject) => {
-      const req = request({ host: env.webhook.host, port: env.webhook.port, path, method: 'POST', ca: env.webhook.caData, servername: 'localhost', agent: false, headers: { 'content-type': type } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+  it('answers malformed reviews with HTTP 200 and a refusing review, and keeps serving', async () => {
+    const post = (path: string, body: string, type = 'application/json') => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: env.webhook.host, port: env.webhook.port, path, method: 'POST', ca: env.webhook.caData, servername: 'localhost', agent: false, headers: { 'content-type': type } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
       req.on('error', reject);
       req.end(body);
     });
-    expect(await post('/validate-webhook-opgen-dev-v1-guitar', '{')).toBe(400);
-    expect(await post('/convert', '{"kind":"ConversionReview"}')).toBe(400);
-    expect(await post('/validate-webhook-opgen-dev-v1-guitar', '{}', 'application/yaml')).toBe(415);
-    expect(await post('/elsewhere', '{}')).toBe(404);
+    const notJson = await post('/validate-webhook-opgen-dev-v1-guitar', '{');
+    expect(notJson.status).toBe(200);
+    expect(JSON.parse(notJson.body).response).toMatchObject({ allowed: false, status: { code: 400, status: 'Failure' } });
+    const conversion = await post('/convert', '{"kind":"ConversionReview"}');
+    expect(conversion.status).toBe(200);
+    expect(JSON.parse(conversion.body).response.result).toMatchObject({ status: 'Failure' });
+    const yaml = await post('/validate-webhook-opgen-dev-v1-guitar', '{}', 'application/yaml');
+    expect(JSON.parse(yaml.body).response).toMatchObject({ allowed: false, status: { code: 400, message: 'contentType=application/yaml, expected application/json' } });
+    expect((await post('/elsewhere', '{}')).status).toBe(404);
     expect((await api(env, 'GET', `${v1beta1(ns)}/tele`)).status).toBe(200);
   });
 
