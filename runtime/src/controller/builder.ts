@@ -2,13 +2,13 @@
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject, OwnerReference } from '../api/types.js';
 import type { Cache } from '../cache/cache.js';
-import type { EventHandlers } from '../cache/informer.js';
 import { getControllerOf, groupOf } from '../helpers/owner-references.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import type { Reconciler, Request } from '../reconcile/index.js';
+import { LowPriority } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
-import { Controller } from './controller.js';
+import { Controller, type ControllerDefaults, type SourceHandlers } from './controller.js';
 import { allowCreate, allowDelete, allowUpdate, type Predicate } from './predicates.js';
 
 /** What a builder needs from its manager. */
@@ -19,6 +19,8 @@ export interface ControllerHost {
   readonly hardStop?: AbortSignal;
   /** The namespaces the manager's cache watches; undefined = all. */
   readonly watchedNamespaces?: readonly string[];
+  /** What every controller starts from (ManagerOptions.controller); withOptions overrides it. */
+  readonly controllerDefaults?: ControllerDefaults;
   /** Reserves a controller name (unique per manager, as in logs and metrics); throws when taken. */
   claimControllerName(name: string): void;
   addController(c: Controller): void;
@@ -26,6 +28,12 @@ export interface ControllerHost {
 
 export interface WatchOptions {
   predicates?: Predicate[];
+}
+
+/** Per-controller options (ControllerDefaults: usePriorityQueue, reconciliationTimeoutMs). */
+export interface ControllerBuilderOptions extends ControllerDefaults {
+  maxConcurrentReconciles?: number;
+  rateLimiter?: RateLimiter;
 }
 
 export interface ControllerBuilder<T extends KubeObject = KubeObject> {
@@ -37,7 +45,7 @@ export interface ControllerBuilder<T extends KubeObject = KubeObject> {
   withEventFilter(...p: Predicate[]): this;
   /** The controller's name in logs and metrics; default the lower-cased kind. Must be unique. */
   named(name: string): this;
-  withOptions(o: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this;
+  withOptions(o: ControllerBuilderOptions): this;
   complete(r: Reconciler): Controller;
 }
 
@@ -51,8 +59,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
   private readonly watchList: Watch[] = [];
   private readonly globalPredicates: Predicate[] = [];
   private name?: string;
-  private maxConcurrentReconciles?: number;
-  private rateLimiter?: RateLimiter;
+  private options: ControllerBuilderOptions = {};
   private completed = false;
 
   constructor(
@@ -92,9 +99,9 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     return this;
   }
 
-  withOptions(o: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this {
-    if (o.maxConcurrentReconciles !== undefined) this.maxConcurrentReconciles = o.maxConcurrentReconciles;
-    if (o.rateLimiter !== undefined) this.rateLimiter = o.rateLimiter;
+  withOptions(o: ControllerBuilderOptions): this {
+    const set = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as ControllerBuilderOptions;
+    this.options = { ...this.options, ...set };
     return this;
   }
 
@@ -106,12 +113,14 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     this.host.claimControllerName(name);
 
     const sources = this.watchList.map((w) => ({ informer: this.host.cache.informerFor(w.kind), handlers: this.handlersFor(w, () => controller) }));
+    const o = { ...this.host.controllerDefaults, ...this.options };
     const controller: Controller = new Controller({
       name,
       reconciler,
       sources,
-      maxConcurrentReconciles: this.maxConcurrentReconciles,
-      rateLimiter: this.rateLimiter,
+      maxConcurrentReconciles: o.maxConcurrentReconciles,
+      rateLimiter: o.rateLimiter,
+      usePriorityQueue: o.usePriorityQueue,
       log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,
       hardStop: this.host.hardStop,
@@ -121,18 +130,26 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     return controller;
   }
 
-  /** The event handlers of one watch; the controller attaches them when it starts. */
-  private handlersFor(w: Watch, controller: () => Controller): EventHandlers {
+  /**
+   * The event handlers of one watch; the controller attaches them when it starts. As
+   * controller-runtime's handlers with a priority queue: objects of the initial list queue at
+   * LowPriority, and so do resyncs (an update whose resourceVersion did not change).
+   */
+  private handlersFor(w: Watch, controller: () => Controller): SourceHandlers {
     const predicates = [...this.globalPredicates, ...w.predicates];
-    const enqueue = (obj: KubeObject) => {
-      for (const req of safeMap(w, obj, this.host.log)) controller().enqueue(req);
+    const enqueue = (obj: KubeObject, priority?: number) => {
+      for (const req of safeMap(w, obj, this.host.log)) controller().enqueue(req, { priority });
     };
     return {
-      onAdd: (obj) => {
-        if (allowCreate(predicates, obj)) enqueue(obj);
+      onAdd: (obj, { initialList }) => {
+        if (allowCreate(predicates, obj)) enqueue(obj, initialList ? LowPriority : undefined);
       },
       onUpdate: (oldObj, newObj) => {
         if (!allowUpdate(predicates, oldObj, newObj)) return;
+        if (oldObj.metadata?.resourceVersion !== undefined && oldObj.metadata.resourceVersion === newObj.metadata?.resourceVersion) {
+          for (const req of safeMap(w, newObj, this.host.log)) controller().enqueueResync(req);
+          return;
+        }
         // The old object matters when the change moves it away (e.g. a new controller owner).
         enqueue(oldObj);
         enqueue(newObj);

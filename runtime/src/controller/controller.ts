@@ -2,24 +2,59 @@
 // keys and call the reconciler. The queue guarantees one reconcile per key at a time. Its sources
 // (event handlers on shared informers) are attached when the controller starts, on the leader only, as
 // controller-runtime does: a standby replica keeps warm caches but queues nothing.
+// The queue is a priority queue by default, as in controller-runtime v0.23+: objects from the
+// initial list and resyncs queue at LowPriority, behind real changes, so a restart with 10,000
+// objects does not delay the one a user just edited.
 import { randomUUID } from 'node:crypto';
 import { NamespaceNotWatchedError } from '../cache/cache.js';
+import type { KubeObject } from '../api/types.js';
 import type { EventHandlers, Informer } from '../cache/informer.js';
 import { isForbidden } from '../client/errors.js';
-import { timeoutSignal } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
+import { timeoutSignal } from '../internal/timers/index.js';
 import { isTerminal, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
-import { WorkQueue } from '../workqueue/queue.js';
-import type { RateLimiter } from '../workqueue/rate-limiter.js';
+import { LowPriority, WorkQueue } from '../workqueue/queue.js';
+import { defaultControllerRateLimiter, ItemExponentialFailureRateLimiter, type RateLimiter } from '../workqueue/rate-limiter.js';
+
+/** What the controller tells a source's onAdd besides the object. */
+export interface AddEvent {
+  /**
+   * The object came with the informer's initial list (or was already cached when the controller
+   * started), not from a change seen afterwards: client-go's isInInitialList.
+   */
+  initialList: boolean;
+}
+
+/** The handlers of one source; onAdd also learns whether the object came with the initial list. */
+export interface SourceHandlers {
+  onAdd?(obj: KubeObject, event: AddEvent): void;
+  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
+  onDelete?(obj: KubeObject): void;
+}
 
 /** Events of one informer, turned into requests by `handlers` (which call controller.enqueue). */
 export interface Source {
   informer: Informer;
-  handlers: EventHandlers;
+  handlers: SourceHandlers;
 }
 
-export interface ControllerOptions {
+/** How a request is queued. */
+export interface EnqueueOptions {
+  /** Higher is reconciled first; default 0 (a real change). */
+  priority?: number;
+}
+
+/** Options every controller of a manager starts from (ManagerOptions.controller); each controller may override them. */
+export interface ControllerDefaults {
+  /**
+   * Queue requests by priority (default true, as controller-runtime since v0.23): the initial list
+   * and resyncs go behind real changes, and Result.priority is honoured. false: one FIFO queue.
+   */
+  usePriorityQueue?: boolean;
+}
+
+export interface ControllerOptions extends ControllerDefaults {
   name: string;
   reconciler: Reconciler;
   /** Attached at start(); each informer's first list must be in memory before workers start. */
@@ -49,7 +84,10 @@ export class Controller {
   private readonly log: Logger;
   private readonly metrics?: RuntimeMetrics;
   private readonly hardStop: AbortSignal;
+  private readonly usePriorityQueue: boolean;
   private started = false;
+  /** Set while start() attaches the sources: objects already cached are replayed to onAdd then. */
+  private replaying = false;
   /**
    * Access-denied errors already logged (message → how many keys fail with it), and the message each
    * failing key got: a retry refused the same way goes to debug; once the key reconciles again (a Role
@@ -65,11 +103,29 @@ export class Controller {
     this.log = opts.log.child({ controller: opts.name });
     this.metrics = opts.metrics;
     this.hardStop = opts.hardStop ?? new AbortController().signal;
-    this.queue = new WorkQueue<string>({ rateLimiter: opts.rateLimiter, metrics: opts.metrics?.workqueue(opts.name) });
+    this.usePriorityQueue = opts.usePriorityQueue ?? true;
+    // As controller-runtime: its priority queue defaults to the per-item backoff alone (5 ms doubling
+    // to 1000 s); the plain queue adds the overall 10 qps / burst 100 bucket.
+    const rateLimiter = opts.rateLimiter ?? (this.usePriorityQueue ? new ItemExponentialFailureRateLimiter<string>(5, 1_000_000) : defaultControllerRateLimiter<string>());
+    this.queue = new WorkQueue<string>({ rateLimiter, metrics: opts.metrics?.workqueue(opts.name), priorities: this.usePriorityQueue });
   }
 
-  enqueue(req: Request): void {
-    this.queue.add(requestKey(req));
+  /** Queues a reconcile of `req` (at priority 0, a real change, unless told otherwise). */
+  enqueue(req: Request, opts: EnqueueOptions = {}): void {
+    this.queue.add(requestKey(req), opts);
+  }
+
+  /** Queues `req` for a resync: at LowPriority, behind real changes. */
+  enqueueResync(req: Request): void {
+    this.queue.add(requestKey(req), { priority: LowPriority });
+  }
+
+  /** Whether an onAdd from `informer` now is part of its initial list (see AddEvent.initialList). */
+  private inInitialList(informer: Informer): boolean {
+    // Before the informer has synced its adds are its first list; a multi-namespace informer counts
+    // as unsynced until every namespace has been listed, so a change in a namespace listed early may
+    // be taken for part of the list then (it queues at low priority, nothing is lost).
+    return this.replaying || !informer.hasSynced();
   }
 
   /**
@@ -84,7 +140,13 @@ export class Controller {
     if (signal.aborted) this.queue.shutDown();
     this.log.info('starting controller', { workerCount: this.workers });
     // Objects already cached are replayed to onAdd, so nothing listed before now is missed.
-    for (const s of this.opts.sources) s.informer.addEventHandler(s.handlers);
+    const attached = this.opts.sources.map((s) => ({ informer: s.informer, handlers: this.forInformer(s) }));
+    this.replaying = true;
+    try {
+      for (const a of attached) a.informer.addEventHandler(a.handlers);
+    } finally {
+      this.replaying = false;
+    }
     try {
       const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
       const syncAbort = AbortSignal.any([signal, timeoutSignal(timeoutMs)]);
@@ -97,24 +159,35 @@ export class Controller {
     } finally {
       // The informers are shared and outlive this controller: a stopped controller must not keep
       // mapping their events into a queue nobody reads (nor keep itself reachable from them).
-      for (const s of this.opts.sources) s.informer.removeEventHandler(s.handlers);
+      for (const a of attached) a.informer.removeEventHandler(a.handlers);
       signal.removeEventListener('abort', onAbort);
     }
   }
 
+  /** The informer-side handlers of a source: onAdd learns whether the object is from the initial list. */
+  private forInformer(s: Source): EventHandlers {
+    const h = s.handlers;
+    return {
+      ...(h.onAdd && { onAdd: (obj: KubeObject) => h.onAdd!(obj, { initialList: this.inInitialList(s.informer) }) }),
+      ...(h.onUpdate && { onUpdate: (o: KubeObject, n: KubeObject) => h.onUpdate!(o, n) }),
+      ...(h.onDelete && { onDelete: (obj: KubeObject) => h.onDelete!(obj) }),
+    };
+  }
+
   private async work(): Promise<void> {
     for (;;) {
-      const key = await this.queue.get();
-      if (key === undefined) return;
+      const next = await this.queue.getWithPriority();
+      if (next === undefined) return;
       try {
-        await this.process(key);
+        await this.process(next.item, next.priority);
       } finally {
-        this.queue.done(key);
+        this.queue.done(next.item);
       }
     }
   }
 
-  private async process(key: string): Promise<void> {
+  /** Reconciles `key`, taken from the queue at `priority` (which a requeue keeps unless the Result sets one). */
+  private async process(key: string, priority: number): Promise<void> {
     const req = requestFromKey(key);
     const reconcileID = randomUUID();
     const log = this.log.child({ ...(req.namespace ? { namespace: req.namespace } : {}), name: req.name, reconcileID });
@@ -123,6 +196,7 @@ export class Controller {
     try {
       result = await this.reconciler.reconcile(req, { signal: this.hardStop, log, reconcileID, controller: this.name });
     } catch (err) {
+      const again = { priority };
       this.observe(started);
       this.metrics?.reconcileError(this.name);
       this.metrics?.reconcileTotal(this.name, 'error');
@@ -133,7 +207,7 @@ export class Controller {
       } else if (isAccessDenied(err)) {
         // Retried (a Role may be bound later), but reported once: a retry loop repeating the same
         // refusal would hide it. Later identical refusals are logged at debug level.
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, again);
         const message = (err as Error).message;
         if (this.startDenial(key, message)) {
           log.error('Reconciler error: access denied (reported once; retried with backoff)', err, { hint: this.deniedHint() });
@@ -141,19 +215,20 @@ export class Controller {
           log.debug('Reconciler error: access denied again', { error: message, retries: this.queue.numRequeues(key) });
         }
       } else {
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, again);
         log.error('Reconciler error', err, { retries: this.queue.numRequeues(key) });
       }
       return;
     }
     this.observe(started);
     this.endDenial(key);
+    const again = { priority: result?.priority ?? priority };
     if (result && result.requeueAfter !== undefined && result.requeueAfter > 0) {
       this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfter);
+      this.queue.addAfter(key, result.requeueAfter, again);
       this.metrics?.reconcileTotal(this.name, 'requeue_after');
     } else if (result && result.requeue) {
-      this.queue.addRateLimited(key);
+      this.queue.addRateLimited(key, again);
       this.metrics?.reconcileTotal(this.name, 'requeue');
     } else {
       this.queue.forget(key);

@@ -12,17 +12,24 @@ export interface Result {
   requeue?: boolean;
   /** Look again after this many milliseconds. */
   requeueAfter?: number;
+  /**
+   * The priority of this requeue in the controller's priority queue (higher comes out first; real
+   * changes are 0, the initial list and resyncs LowPriority = -100). Unset: the priority the request
+   * was queued at. Lower it for periodic polls that must not delay a user's edit. Ignored when the
+   * controller's usePriorityQueue is false.
+   */
+  priority?: number;
 }
 
 export const Result = {
   done(): Result {
     return {};
   },
-  requeue(): Result {
-    return { requeue: true };
+  requeue(opts: { priority?: number } = {}): Result {
+    return { requeue: true, ...opts };
   },
-  requeueAfter(ms: number): Result {
-    return { requeueAfter: ms };
+  requeueAfter(ms: number, opts: { priority?: number } = {}): Result {
+    return { requeueAfter: ms, ...opts };
   },
 };
 

@@ -1,4 +1,4 @@
-export { WorkQueue, type WorkQueueOptions } from './queue.js';
+export { WorkQueue, LowPriority, type WorkQueueOptions, type AddOptions, type QueuedItem } from './queue.js';
 export {
   type RateLimiter,
   ItemExponentialFailureRateLimiter,

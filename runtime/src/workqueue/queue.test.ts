@@ -148,6 +148,8 @@ describe('WorkQueue', () => {
     q.add('a');
     q.add('b');
     q.addRateLimited('c');
+    // Only an add with a delay is a retry (controller-runtime v0.24's priority queue): 'c' had none.
+    q.addAfter('d', 60_000);
     const k = await q.get();
     q.done(k!);
     expect(seen.add).toBe(3);
@@ -155,6 +157,103 @@ describe('WorkQueue', () => {
     expect(seen.depth.slice(0, 2)).toEqual([1, 2]);
     expect(seen.queue).toBe(1);
     expect(seen.work).toBe(1);
+    q.shutDown();
+  });
+});
+
+describe('WorkQueue priorities (controller-runtime\'s priority queue)', () => {
+  it('hands out higher priorities first and keeps first-in, first-out order within a priority', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    q.add('listed-1', { priority: -100 });
+    q.add('listed-2', { priority: -100 });
+    q.add('edited-1');
+    q.add('urgent', { priority: 10 });
+    q.add('edited-2');
+    const out: [string, number][] = [];
+    for (let i = 0; i < 5; i++) {
+      const got = (await q.getWithPriority())!;
+      out.push([got.item, got.priority]);
+      q.done(got.item);
+    }
+    expect(out).toEqual([
+      ['urgent', 10],
+      ['edited-1', 0],
+      ['edited-2', 0],
+      ['listed-1', -100],
+      ['listed-2', -100],
+    ]);
+    q.shutDown();
+  });
+
+  it('deduplicates to the higher priority: a raised item goes to the end of its new priority, a lower add changes nothing', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    for (let i = 0; i < 3; i++) q.add(`listed-${i}`, { priority: -100 });
+    q.add('changed');
+    q.add('listed-2'); // a real change of an object the initial list queued
+    q.add('changed', { priority: -100 });
+    expect(q.length).toBe(4);
+    const out: string[] = [];
+    while (q.length > 0) {
+      const got = (await q.getWithPriority())!;
+      out.push(`${got.item}@${got.priority}`);
+    }
+    expect(out).toEqual(['changed@0', 'listed-2@0', 'listed-0@-100', 'listed-1@-100']);
+    q.shutDown();
+  });
+
+  it('with priorities off, every add is first-in, first-out at priority 0', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit, priorities: false });
+    q.add('listed', { priority: -100 });
+    q.add('edited');
+    q.add('urgent', { priority: 10 });
+    const out: string[] = [];
+    while (q.length > 0) {
+      const got = (await q.getWithPriority())!;
+      out.push(`${got.item}@${got.priority}`);
+    }
+    expect(out).toEqual(['listed@0', 'edited@0', 'urgent@0']);
+    q.shutDown();
+  });
+
+  it('an item added while a worker has it comes back once, at the highest priority it was added with', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    q.add('a', { priority: -100 });
+    const a = (await q.getWithPriority())!;
+    expect(a).toEqual({ item: 'a', priority: -100 });
+    q.add('a', { priority: -100 });
+    q.add('a');
+    q.add('b', { priority: -100 });
+    q.done('a');
+    q.add('a', { priority: -100 });
+    // 'b' was ready while 'a' was held; then 'a' is handed back once, at priority 0.
+    expect(await q.getWithPriority()).toEqual({ item: 'b', priority: -100 });
+    expect(await q.getWithPriority()).toEqual({ item: 'a', priority: 0 });
+    q.done('a');
+    q.done('b');
+    const again = await Promise.race([q.get(), new Promise((r) => setTimeout(() => r('nothing'), 30))]);
+    expect(again).toBe('nothing');
+    q.shutDown();
+  });
+
+  it('a delayed item keeps the higher priority, and an add without delay makes it ready at once', async () => {
+    const q = new WorkQueue<string>({ rateLimiter: noLimit });
+    q.addAfter('a', 20, { priority: -100 });
+    q.addAfter('a', 10_000, { priority: 5 });
+    expect(q.length).toBe(0);
+    q.add('first');
+    expect(await q.getWithPriority()).toEqual({ item: 'first', priority: 0 });
+    const t0 = performance.now();
+    expect(await q.getWithPriority()).toEqual({ item: 'a', priority: 5 });
+    expect(performance.now() - t0).toBeLessThan(5_000);
+
+    q.addAfter('b', 10_000, { priority: -100 });
+    q.add('b');
+    expect(q.length).toBe(1);
+    expect(await q.getWithPriority()).toEqual({ item: 'b', priority: 0 });
+    // Its wait merged into that add: nothing comes later.
+    q.done('b');
+    q.done('a');
+    q.done('first');
     q.shutDown();
   });
 });

@@ -1,0 +1,168 @@
+// controller-runtime's scheduling features in the controller: the priority queue (the initial list and
+// resyncs behind real changes; Result.priority). The initial-list and resync cases run against a real kube-apiserver.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigMap, Namespace } from '../api/builtins.js';
+import { Cache } from '../cache/cache.js';
+import { createClient, type Client } from '../client/client.js';
+import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
+import { silentLogger } from '../log/index.js';
+import { Result, type Reconciler } from '../reconcile/index.js';
+import { Transport } from '../transport/index.js';
+import { LowPriority } from '../workqueue/queue.js';
+import { Builder, type ControllerBuilderOptions, type ControllerHost } from './builder.js';
+import { Controller } from './controller.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A controller with no sources: requests come only from enqueue(), so the order is the queue's alone. */
+function bareController(reconciler: Reconciler, opts: { usePriorityQueue?: boolean } = {}): Controller {
+  return new Controller({ name: 'bare', reconciler, sources: [], log: silentLogger(), ...opts });
+}
+
+describe('Result.priority', () => {
+  // One worker. 'poller' requeues itself after 1 ms; while 'gate' holds the worker, the requeue
+  // becomes ready and then a real change of 'changed' arrives. Released, the worker takes 'changed'
+  // first only when the poller lowered its requeue's priority.
+  for (const lowered of [true, false]) {
+    it(`a requeue ${lowered ? 'at LowPriority goes behind' : 'keeps its priority 0 and goes before'} a real change that came later`, async () => {
+      const order: string[] = [];
+      let openGate!: () => void;
+      const gate = new Promise<void>((r) => (openGate = r));
+      let polled = 0;
+      const controller = bareController({
+        reconcile: async (req) => {
+          order.push(req.name);
+          if (req.name === 'gate') await gate;
+          if (req.name === 'poller' && polled++ === 0) return lowered ? Result.requeueAfter(1, { priority: LowPriority }) : Result.requeueAfter(1);
+          return Result.done();
+        },
+      });
+      const stop = new AbortController();
+      const running = controller.start(stop.signal);
+      controller.enqueue({ name: 'poller' });
+      controller.enqueue({ name: 'gate' });
+      await eventually(() => expect(order).toEqual(['poller', 'gate']));
+      await sleep(30); // the poller's requeue is ready by now
+      controller.enqueue({ name: 'changed' });
+      openGate();
+      await eventually(() => expect(order).toHaveLength(4));
+      expect(order.slice(2)).toEqual(lowered ? ['changed', 'poller'] : ['poller', 'changed']);
+      stop.abort();
+      await running;
+    });
+  }
+
+  it('is ignored when the controller does not use the priority queue', async () => {
+    const order: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const controller = bareController(
+      {
+        reconcile: async (req) => {
+          order.push(req.name);
+          if (req.name === 'gate') await gate;
+          return Result.done();
+        },
+      },
+      { usePriorityQueue: false },
+    );
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    controller.enqueue({ name: 'gate' });
+    await eventually(() => expect(order).toEqual(['gate']));
+    controller.enqueue({ name: 'low' }, { priority: LowPriority });
+    controller.enqueue({ name: 'high' }, { priority: 10 });
+    openGate();
+    await eventually(() => expect(order).toEqual(['gate', 'low', 'high']));
+    stop.abort();
+    await running;
+  });
+});
+
+describe('against the API server', () => {
+  let env: TestEnv;
+  let client: Client;
+
+  beforeAll(async () => {
+    env = await startTestEnv();
+    client = createClient(env.kubeConfig);
+  });
+
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  /** Creates `count` ConfigMaps cm-000… in a new namespace, 16 at a time. */
+  async function seed(namespace: string, count: number): Promise<string[]> {
+    await client.create(Namespace, { metadata: { name: namespace } });
+    const names = Array.from({ length: count }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
+    let next = 0;
+    const worker = async () => {
+      while (next < names.length) {
+        const name = names[next++]!;
+        await client.create(ConfigMap, { metadata: { name, namespace }, data: { v: '0' } });
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    return names;
+  }
+
+  /** A ConfigMap controller built as the manager builds one, on its own cache. */
+  function start(namespace: string, reconciler: Reconciler, opts: ControllerBuilderOptions, cacheOpts: { resyncPeriodMs?: number } = {}) {
+    const cache = new Cache(new Transport(env.kubeConfig), { namespaces: [namespace], log: silentLogger(), ...cacheOpts });
+    let controller!: Controller;
+    const host: ControllerHost = {
+      cache,
+      log: silentLogger(),
+      claimControllerName: () => {},
+      addController: (c) => (controller = c),
+    };
+    new Builder(host, ConfigMap).named(`cm-${namespace}`).withOptions(opts).complete(reconciler);
+    const stop = new AbortController();
+    const running = Promise.all([cache.start(stop.signal), controller.start(stop.signal)]);
+    return {
+      stop: async () => {
+        stop.abort();
+        await running;
+      },
+    };
+  }
+
+  // 300 ConfigMaps listed at start, each reconcile taking 5 ms, one worker. As soon as the workers
+  // start, the last ConfigMap of the list is edited: with the priority queue its reconcile comes
+  // within a few; with one FIFO queue it waits for the whole list (it is already queued, and a
+  // queued key keeps its place).
+  for (const usePriorityQueue of [true, false]) {
+    it(`an edit during the initial list's reconciles is reconciled ${usePriorityQueue ? 'next (priority queue)' : 'last (FIFO queue)'}`, async () => {
+      const namespace = `initial-list-${usePriorityQueue ? 'pq' : 'fifo'}`;
+      const names = await seed(namespace, 300);
+      const last = names.at(-1)!;
+      const reconciled: string[] = [];
+      const running = start(
+        namespace,
+        {
+          reconcile: async (req) => {
+            reconciled.push(req.name);
+            await sleep(5);
+            return Result.done();
+          },
+        },
+        { usePriorityQueue },
+      );
+      try {
+        await eventually(() => expect(reconciled.length).toBeGreaterThan(0));
+        const current = await client.get(ConfigMap, { namespace, name: last });
+        await client.update(ConfigMap, { ...current, data: { v: '1' } });
+        const editedAt = reconciled.length;
+        await eventually(() => expect(reconciled.lastIndexOf(last)).toBeGreaterThanOrEqual(editedAt), { timeoutMs: 30_000 });
+        const waitedFor = reconciled.indexOf(last, editedAt) - editedAt;
+        if (usePriorityQueue) expect(waitedFor).toBeLessThanOrEqual(5);
+        else expect(waitedFor).toBeGreaterThan(200);
+        // Every listed object is reconciled either way, the edited one once only when its turn had not come.
+        await eventually(() => expect(new Set(reconciled).size).toBe(names.length), { timeoutMs: 30_000 });
+      } finally {
+        await running.stop();
+      }
+    });
+  }
+});
