@@ -396,6 +396,10 @@ const INT_KINDS: Record<string, string> = {
 
 /** @opgen/runtime's own types for apimachinery types outside metav1. */
 const RUNTIME_TYPES: Record<string, string> = {
+  // metav1's scalar types live at @opgen/runtime's top level (its metav1 namespace has the structs).
+  'k8s.io/apimachinery/pkg/apis/meta/v1.Time': 'Time',
+  'k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime': 'MicroTime',
+  'k8s.io/apimachinery/pkg/apis/meta/v1.Duration': 'Duration',
   'k8s.io/apimachinery/pkg/api/resource.Quantity': 'Quantity',
   'k8s.io/apimachinery/pkg/util/intstr.IntOrString': 'IntOrString',
   'k8s.io/apimachinery/pkg/runtime.RawExtension': 'RawExtension',
@@ -403,7 +407,7 @@ const RUNTIME_TYPES: Record<string, string> = {
 };
 
 /** metav1 types @opgen/runtime has (the rest of metav1 is read from source when it is not a struct). */
-const RUNTIME_META_TYPES = ['ObjectMeta', 'ListMeta', 'TypeMeta', 'Time', 'MicroTime', 'Duration', 'Condition', 'LabelSelector', 'LabelSelectorRequirement', 'OwnerReference', 'ManagedFieldsEntry'];
+const RUNTIME_META_TYPES = ['ObjectMeta', 'ListMeta', 'TypeMeta', 'Condition', 'LabelSelector', 'LabelSelectorRequirement', 'OwnerReference', 'ManagedFieldsEntry'];
 
 function isByte(t: GoTypeExpr): boolean {
   return t.kind === 'ident' && t.basic === true && t.name === 'uint8';

@@ -1,0 +1,145 @@
+// `opgen migrate` on large public Go APIs nobody here wrote, with controller-gen as the oracle: each API
+// (downloaded by .ci/migrate-apis.sh from the Go module proxy) is migrated to TypeScript, generated with
+// `opgen generate crd`, and every CRD must be byte for byte controller-gen's output on the Go original,
+// but for the line naming the generator's version. The migrated TypeScript must also compile with tsc.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ciTool } from '../../src/testdata/ci-tools.js';
+import { opgen } from '../../src/testdata/cli.js';
+import { controllerGen, filesIn, repoRoot } from './harness.js';
+
+// Outside any test timeout: a cold cache downloads the modules (seconds) and controller-gen (a minute).
+const apisRoot = ciTool('OPGEN_MIGRATE_APIS', 'migrate-apis.sh');
+const cg = controllerGen();
+
+interface Api {
+  name: string;
+  packages: string[];
+  crds: string[];
+  /** A marker of the API that controller-gen ignores (migrate must list it). */
+  ignored: string;
+  covers: string;
+}
+
+const apis: Api[] = [
+  {
+    name: 'prometheus-operator',
+    packages: ['./v1', './v1alpha1', './v1beta1'],
+    crds: ['alertmanagerconfigs', 'alertmanagers', 'podmonitors', 'probes', 'prometheusagents', 'prometheuses', 'prometheusrules', 'scrapeconfigs', 'servicemonitors', 'thanosrulers'].map(
+      (p) => `monitoring.coreos.com_${p}.yaml`,
+    ),
+    ignored: '+optional. (not a controller-gen marker): v1/types.go:',
+    covers: 'pkg/apis/monitoring v0.93.0, ~21,000 lines: corev1 types everywhere, CEL rules, AlertmanagerConfig in v1alpha1 and v1beta1, embedded structs, +optional. and other markers controller-gen ignores',
+  },
+  {
+    name: 'gateway-api',
+    packages: ['./apis/v1', './apis/v1beta1'],
+    crds: ['backendtlspolicies', 'gatewayclasses', 'gateways', 'grpcroutes', 'httproutes', 'listenersets', 'referencegrants', 'tcproutes', 'tlsroutes', 'udproutes'].map(
+      (p) => `gateway.networking.k8s.io_${p}.yaml`,
+    ),
+    ignored: '+unionDiscriminator (not a controller-gen marker): apis/v1/grpcroute_types.go:',
+    covers: 'apis/v1 + v1beta1 v1.6.3: hundreds of CEL rules, kinds declared as another version\'s kind (type HTTPRoute v1.HTTPRoute), type aliases, defaults',
+  },
+  {
+    name: 'cert-manager',
+    packages: ['./pkg/apis/certmanager/v1', './pkg/apis/acme/v1'],
+    crds: ['acme.cert-manager.io_challenges.yaml', 'acme.cert-manager.io_orders.yaml', ...['certificaterequests', 'certificates', 'clusterissuers', 'issuers'].map((p) => `cert-manager.io_${p}.yaml`)],
+    ignored: '+patchMergeKey=name (not a controller-gen marker): pkg/apis/acme/v1/types_issuer.go:',
+    covers: 'certmanager/v1 + acme/v1 v1.21.2: two groups, types of another package of the module (cmmeta) and of another module (gateway-api ParentReference), []byte',
+  },
+];
+
+/** The file without the generator's version annotation line, the one line the two may differ in. */
+function withoutVersionLine(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => !/^ {4}(controller-gen\.kubebuilder\.io|opgen\.dev)\/version: /.test(l))
+    .join('\n');
+}
+
+const migrated: string[] = [];
+
+describe.each(apis)('$name: $covers', ({ name, packages, crds, ignored }) => {
+  const dir = join(apisRoot, name);
+  const work = mkdtempSync(join(tmpdir(), `opgen-migrate-${name}-`));
+  const ts = join(work, 'ts');
+  const ours = join(work, 'opgen');
+  const theirs = join(work, 'controller-gen');
+  let migrate: { code: number; stdout: string; stderr: string };
+  let generate: { code: number; stdout: string; stderr: string };
+  let cgStderr = '';
+
+  beforeAll(async () => {
+    const cgRun = promisify(execFile)(cg, ['crd', `output:crd:dir=${theirs}`, `paths=${packages.join(';')}`], { cwd: dir, maxBuffer: 1 << 28 }).then(
+      (r) => r.stderr,
+      (e: { stderr?: string }) => e.stderr ?? String(e),
+    );
+    migrate = await opgen(dir, 'migrate', 'api', ...packages, '--output', ts);
+    generate = await opgen(work, 'generate', 'crd', '--paths', ts, '--output-dir', ours);
+    cgStderr = await cgRun;
+    migrated.push(ts);
+  }, 300_000);
+
+  it('controller-gen writes the CRDs of the original', () => {
+    expect(cgStderr).toBe('');
+    expect(filesIn(theirs)).toEqual(crds);
+  });
+
+  it('opgen migrate api exits 0 and lists what controller-gen ignores', () => {
+    expect(migrate.stderr).toBe('');
+    expect(migrate.code).toBe(0);
+    expect(migrate.stdout).toMatch(/^migrated \d+ Go packages \(\d+ types, \d+ kinds: .*\) into /m);
+    expect(migrate.stdout).toContain(ignored);
+  });
+
+  it('opgen generate crd on the migrated API writes the same files, without errors', () => {
+    expect(generate.stderr.split('\n').filter((l) => l.includes('error'))).toEqual([]);
+    expect(generate.code).toBe(0);
+    expect(filesIn(ours)).toEqual(crds);
+  });
+
+  it.each(crds)('%s is byte for byte controller-gen\'s', (file) => {
+    const a = withoutVersionLine(readFileSync(join(ours, file), 'utf8'));
+    const b = withoutVersionLine(readFileSync(join(theirs, file), 'utf8'));
+    // toBe on multi-megabyte strings prints them whole; compare line counts first for a readable failure.
+    expect(a.split('\n').length).toBe(b.split('\n').length);
+    expect(a === b, 'the CRD differs from controller-gen\'s').toBe(true);
+  });
+});
+
+describe('the migrated TypeScript', () => {
+  it('compiles with tsc against @opgen/runtime', () => {
+    expect(migrated).toHaveLength(apis.length);
+    const dir = mkdtempSync(join(tmpdir(), 'opgen-migrate-tsc-'));
+    const config = join(dir, 'tsconfig.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extends: join(repoRoot, 'tsconfig.json'),
+        compilerOptions: {
+          noEmit: true,
+          rootDir: '/',
+          typeRoots: [join(repoRoot, 'node_modules', '@types')],
+          paths: {
+            '@opgen/runtime': [join(repoRoot, 'runtime/src/index.ts')],
+            '@opgen/runtime/kubernetes': [join(repoRoot, 'runtime/src/kubernetes/index.ts')],
+          },
+        },
+        include: migrated.map((d) => join(d, '**/*.ts')),
+      }),
+    );
+    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    const out = (() => {
+      try {
+        return execFileSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8', stdio: 'pipe' });
+      } catch (e) {
+        return String((e as { stdout?: string }).stdout ?? e);
+      }
+    })();
+    expect(out).toBe('');
+  }, 120_000);
+});
