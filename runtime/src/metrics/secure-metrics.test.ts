@@ -2,6 +2,7 @@
 // metrics-auth rights) asks a TokenReview and a SubjectAccessReview per scraper, and only a token
 // whose user may `get` the /metrics non-resource URL gets the metrics.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
@@ -152,6 +153,63 @@ describe('secure metrics', () => {
       serverStop.abort();
     }
   });
+
+  it('one review for concurrent scrapes with one token; distinct junk tokens cost at most the unknown-token budget; a working scraper is not evicted', async () => {
+    const serverStop = new AbortController();
+    try {
+      const { port: p } = await startMetricsServer('127.0.0.1:0', new RuntimeMetrics(), serverStop.signal, {
+        secure: { kubeConfig: env.addUser({ name: 'metrics-manager' }), certDir },
+      });
+      const counts = async () => ({ tokenReviews: await requestsServed(env, 'tokenreviews'), accessReviews: await requestsServed(env, 'subjectaccessreviews') });
+      const before = await counts();
+      const scrapes = await Promise.all(Array.from({ length: 30 }, () => scrape(p, ca.certPem, tokens.prometheus)));
+      expect(scrapes.map((r) => r.status)).toEqual(Array(30).fill(200));
+      await eventually(async () => expect(await counts()).toEqual({ tokenReviews: before.tokenReviews + 1, accessReviews: before.accessReviews + 1 }));
+
+      // 200 distinct junk tokens at once: each unknown, so each would be a TokenReview without a bound.
+      const started = performance.now();
+      const junk = await Promise.all(Array.from({ length: 200 }, (_, i) => scrape(p, ca.certPem, `junk-${i}-${Math.random()}`)));
+      const seconds = (performance.now() - started) / 1000;
+      const statuses = new Set(junk.map((r) => r.status));
+      expect([...statuses].every((s) => s === 401 || s === 429)).toBe(true);
+      expect(junk.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 300));
+      const after = await counts();
+      // The budget: 20 at once, then 5 a second.
+      expect(after.tokenReviews - before.tokenReviews - 1).toBeLessThanOrEqual(20 + Math.ceil(seconds * 5));
+      expect(after.accessReviews).toBe(before.accessReviews + 1);
+      // The scraper that works still does, from the cache.
+      expect((await scrape(p, ca.certPem, tokens.prometheus)).status).toBe(200);
+      expect(await counts()).toEqual(after);
+    } finally {
+      serverStop.abort();
+    }
+  });
+
+  it('a review the API server does not answer fails after 10 s (controller-runtime\'s TokenAccessReviewTimeout), not the 60 s request default', async () => {
+    // Accepts connections and never answers (not even the TLS handshake).
+    const silent = net.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silentPort = (silent.address() as net.AddressInfo).port;
+    const serverStop = new AbortController();
+    try {
+      const kubeConfig = {
+        getCurrentCluster: () => ({ name: 'silent', server: `https://127.0.0.1:${silentPort}`, skipTLSVerify: true }),
+        applyToHTTPSOptions: async () => {},
+      };
+      const { port: p } = await startMetricsServer('127.0.0.1:0', new RuntimeMetrics(), serverStop.signal, { secure: { kubeConfig, certDir } });
+      const started = performance.now();
+      const res = await scrape(p, ca.certPem, tokens.prometheus);
+      const ms = performance.now() - started;
+      expect(res.status).toBe(500);
+      expect(res.text).toContain('no answer within 10000 ms');
+      expect(ms).toBeGreaterThanOrEqual(9_900);
+      expect(ms).toBeLessThan(15_000);
+    } finally {
+      serverStop.abort();
+      silent.close();
+    }
+  }, 30_000);
 
   it('serves a new certificate put into --metrics-cert-path without a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opgen-metrics-rotate-'));
