@@ -21,6 +21,8 @@ export interface ControllerHost {
   readonly watchedNamespaces?: readonly string[];
   /** What every controller starts from (ManagerOptions.controller); withOptions overrides it. */
   readonly controllerDefaults?: ControllerDefaults;
+  /** The cache's resync period, over a tenth of which a controller spreads each resync. */
+  readonly syncPeriodMs?: number;
   /** Reserves a controller name (unique per manager, as in logs and metrics); throws when taken. */
   claimControllerName(name: string): void;
   addController(c: Controller): void;
@@ -121,6 +123,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       rateLimiter: o.rateLimiter,
       usePriorityQueue: o.usePriorityQueue,
+      syncPeriodMs: this.host.syncPeriodMs,
       log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,
       hardStop: this.host.hardStop,
@@ -133,7 +136,8 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
   /**
    * The event handlers of one watch; the controller attaches them when it starts. As
    * controller-runtime's handlers with a priority queue: objects of the initial list queue at
-   * LowPriority, and so do resyncs (an update whose resourceVersion did not change).
+   * LowPriority, and so do resyncs (an update whose resourceVersion did not change), which are also
+   * spread over a tenth of the sync period.
    */
   private handlersFor(w: Watch, controller: () => Controller): SourceHandlers {
     const predicates = [...this.globalPredicates, ...w.predicates];

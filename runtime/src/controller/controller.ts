@@ -4,7 +4,8 @@
 // controller-runtime does: a standby replica keeps warm caches but queues nothing.
 // The queue is a priority queue by default, as in controller-runtime v0.23+: objects from the
 // initial list and resyncs queue at LowPriority, behind real changes, so a restart with 10,000
-// objects does not delay the one a user just edited.
+// objects does not delay the one a user just edited; resyncs are also spread over a tenth of the
+// sync period so they do not arrive as one burst.
 import { randomUUID } from 'node:crypto';
 import { NamespaceNotWatchedError } from '../cache/cache.js';
 import type { KubeObject } from '../api/types.js';
@@ -69,7 +70,16 @@ export interface ControllerOptions extends ControllerDefaults {
   cacheSyncTimeoutMs?: number;
   /** The namespaces the manager watches (WATCH_NAMESPACE), for the hint when access is denied; undefined = all. */
   watchedNamespaces?: readonly string[];
+  /**
+   * The cache's resync period (the manager's syncPeriodMs). A resynced object is queued after a
+   * random delay of up to resyncJitter × this, so the objects of one resync reach the workers spread
+   * out rather than in one burst. Undefined or 0: no delay.
+   */
+  syncPeriodMs?: number;
 }
+
+/** The share of the sync period a resync is spread over (client-go's jitter factor for its periods). */
+const resyncJitter = 0.1;
 
 /** Distinct access-denied messages remembered per controller (each is logged at error level once while it lasts). */
 const MAX_DENIALS_REMEMBERED = 1000;
@@ -115,9 +125,13 @@ export class Controller {
     this.queue.add(requestKey(req), opts);
   }
 
-  /** Queues `req` for a resync: at LowPriority, behind real changes. */
+  /**
+   * Queues `req` for a resync: at LowPriority, after a random share of resyncJitter × syncPeriodMs,
+   * so that one resync of 10,000 objects reaches the workers spread over that window.
+   */
   enqueueResync(req: Request): void {
-    this.queue.add(requestKey(req), { priority: LowPriority });
+    const window = (this.opts.syncPeriodMs ?? 0) * resyncJitter;
+    this.queue.addAfter(requestKey(req), Math.random() * window, { priority: LowPriority });
   }
 
   /** Whether an onAdd from `informer` now is part of its initial list (see AddEvent.initialList). */

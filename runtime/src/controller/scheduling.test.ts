@@ -1,12 +1,12 @@
 // controller-runtime's scheduling features in the controller: the priority queue (the initial list and
-// resyncs behind real changes; Result.priority). The initial-list and resync cases run against a real kube-apiserver.
+// resyncs behind real changes; Result.priority) and resyncs spread over a tenth of the sync period. The initial-list and resync cases run against a real kube-apiserver.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import { Cache } from '../cache/cache.js';
 import { createClient, type Client } from '../client/client.js';
 import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
-import { Result, type Reconciler } from '../reconcile/index.js';
+import { Result, requestKey, type Reconciler } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
 import { LowPriority } from '../workqueue/queue.js';
 import { Builder, type ControllerBuilderOptions, type ControllerHost } from './builder.js';
@@ -114,6 +114,7 @@ describe('against the API server', () => {
     const host: ControllerHost = {
       cache,
       log: silentLogger(),
+      syncPeriodMs: cacheOpts.resyncPeriodMs,
       claimControllerName: () => {},
       addController: (c) => (controller = c),
     };
@@ -165,4 +166,42 @@ describe('against the API server', () => {
       }
     });
   }
+
+  // A resync every ~3 s hands all 200 ConfigMaps to the controller at once; each is queued after a
+  // random delay within a tenth of the period (300 ms), so their reconciles spread over that window
+  // instead of coming in one burst (200 no-op reconciles take a few ms).
+  it('spreads a resync over a tenth of the sync period', async () => {
+    const namespace = 'resync-jitter';
+    const names = await seed(namespace, 200);
+    const seen: { name: string; at: number }[] = [];
+    const running = start(
+      namespace,
+      {
+        reconcile: async (req) => {
+          seen.push({ name: requestKey(req), at: performance.now() });
+          return Result.done();
+        },
+      },
+      {},
+      { resyncPeriodMs: 3_000 },
+    );
+    try {
+      await eventually(() => expect(seen.length).toBe(names.length));
+      const firstWave = seen.length;
+      await eventually(() => expect(seen.length).toBeGreaterThanOrEqual(firstWave + names.length), { timeoutMs: 10_000 });
+      const resync = seen.slice(firstWave, firstWave + names.length).map((s) => s.at);
+      expect(new Set(seen.slice(firstWave, firstWave + names.length).map((s) => s.name)).size).toBe(names.length);
+      const start = Math.min(...resync);
+      const span = Math.max(...resync) - start;
+      expect(span).toBeGreaterThan(200);
+      expect(span).toBeLessThan(400);
+      // Roughly even: no third of the window holds more than half of the objects.
+      for (let third = 0; third < 3; third++) {
+        const inThird = resync.filter((t) => t - start >= (third * span) / 3 && t - start < ((third + 1) * span) / 3).length;
+        expect(inThird).toBeLessThan(names.length / 2);
+      }
+    } finally {
+      await running.stop();
+    }
+  });
 });
