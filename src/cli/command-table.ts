@@ -251,6 +251,43 @@ export const commands: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['catalog', 'render'],
+    summary: 'Write a file-based catalog (olm.package, olm.channel, olm.bundle) from a semver template over the project\'s bundles, its upgrade graph checked, with catalog.Dockerfile and an OLM v1 ClusterCatalog',
+    options: [
+      { flags: '--template <file>', description: 'semver template (schema: olm.semver); written from the bundles\' channels when missing', default: 'semver-template.yaml' },
+      { flags: '--bundles <dirs>', description: 'bundle directories, comma-separated', default: 'bundle' },
+      { flags: '--bundle-image <ref>', description: 'bundle image; {version} becomes each bundle\'s version (default: <package>-bundle:v{version})' },
+      { flags: '--catalog-image <ref>', description: 'catalog image for the ClusterCatalog (default: <package>-catalog:latest)' },
+      { flags: '--package <name>', description: 'OLM package name (default: the bundles\')' },
+      { flags: '--output-dir <dir>', description: 'catalog directory', default: 'catalog' },
+      { flags: '--major-channels', description: 'when writing the template: also generate <channel>-v<major> channels' },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { catalogRenderCommand } = await import('../catalog/command.js');
+      return catalogRenderCommand(ctx, {
+        template: str(o.template) ?? 'semver-template.yaml',
+        bundles: (str(o.bundles) ?? 'bundle').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+        bundleImage: str(o.bundleImage),
+        catalogImage: str(o.catalogImage),
+        package: str(o.package),
+        outputDir: str(o.outputDir) ?? 'catalog',
+        majorChannels: o.majorChannels === true,
+        dryRun: o.dryRun === true,
+      });
+    },
+  },
+  {
+    path: ['catalog', 'validate'],
+    args: '[dir]',
+    summary: 'Check a file-based catalog as opm does: references, versions, default channel, one head per channel, no replaces cycle, no stranded bundle',
+    options: [],
+    async run(ctx, args) {
+      const { catalogValidateCommand } = await import('../catalog/command.js');
+      return catalogValidateCommand(ctx, { dir: args[0] ?? 'catalog' });
+    },
+  },
+  {
     path: ['markers'],
     summary: 'List the marker comments opgen understands, with their arguments',
     options: [],

@@ -1,0 +1,221 @@
+// `opgen catalog render`: a file-based catalog (olm.package, olm.channel, olm.bundle) from a semver
+// template over the project's bundles, the upgrade graph checked before anything is written; plus
+// catalog.Dockerfile and a ClusterCatalog for OLM v1. `opgen catalog validate`: opm's checks on any FBC.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { CommandContext } from '../common/command-context.js';
+import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
+import { toYaml } from '../gen/yaml.js';
+import { checkDns1123Label } from '../naming/validate.js';
+import { readBundle, type CatalogBundle } from '../olm/catalog.js';
+import { compareSemVer } from '../olm/semver.js';
+import { commitTree, renderTemplates, Tree } from '../scaffold/index.js';
+import { ARCHETYPES, generateChannels, templateSettings, type Archetype, type RenderedBundle, type SemverTemplate } from './semver-template.js';
+import { validateCatalog, type Meta } from './validate.js';
+
+export interface CatalogRenderOptions {
+  template: string;
+  bundles: string[];
+  bundleImage?: string;
+  catalogImage?: string;
+  package?: string;
+  outputDir: string;
+  majorChannels: boolean;
+  dryRun: boolean;
+}
+
+const TEMPLATE_KEYS = new Set(['schema', 'generateMajorChannels', 'generateMinorChannels', 'defaultChannelTypePreference', ...ARCHETYPES]);
+
+export async function catalogRenderCommand(ctx: CommandContext, o: CatalogRenderOptions): Promise<number> {
+  const tree = new Tree(ctx.cwd);
+  const outputDir = inside(ctx.cwd, o.outputDir, '--output-dir');
+  const templatePath = inside(ctx.cwd, o.template, '--template');
+  if (o.bundles.length === 0) throw new OpgenError('no bundles given', { flag: '--bundles' }, 'list bundle directories separated by commas');
+  const bundles: CatalogBundle[] = [];
+  for (const d of o.bundles) bundles.push(await readBundle(ctx.cwd, d));
+  const pkg = o.package ?? bundles[0]!.package;
+  const badPkg = checkDns1123Label(pkg);
+  if (badPkg) throw new OpgenError(`package '${pkg}' ${badPkg}`, { flag: '--package' }, 'pass --package <name>');
+  const foreign = bundles.find((b) => b.package !== pkg);
+  if (foreign) throw new OpgenError(`${foreign.dir} belongs to package ${foreign.package}, not ${pkg}`, { flag: '--bundles' }, 'render one package from bundles of one package');
+  const imageOf = (b: CatalogBundle): string => (o.bundleImage ?? `${pkg}-bundle:v{version}`).replaceAll('{version}', b.version);
+  const byImage = new Map<string, CatalogBundle>();
+  for (const b of bundles) {
+    const other = byImage.get(imageOf(b));
+    if (other) throw new OpgenError(`${b.dir} and ${other.dir} are both ${imageOf(b)}`, { flag: '--bundle-image' }, 'put {version} in the image reference');
+    byImage.set(imageOf(b), b);
+  }
+
+  // The template: the user's, or one written from the bundles' channels.
+  let template: SemverTemplate;
+  let lookup: (path: (string | number)[]) => string;
+  if (existsSync(join(ctx.cwd, templatePath))) {
+    ({ template, lookup } = await readTemplate(ctx.cwd, templatePath));
+  } else {
+    template = templateFromBundles(bundles, imageOf, o.majorChannels);
+    tree.write(templatePath, await toYaml([template], '# Semver catalog template (operator-registry\'s olm.semver, `opm alpha render-template semver`):\n# list each bundle image under the channels it ships in; `opgen catalog render` generates the rest.\n'));
+    lookup = () => templatePath;
+  }
+  let settings: ReturnType<typeof templateSettings>;
+  try {
+    settings = templateSettings(template);
+  } catch (e) {
+    throw new OpgenError((e as Error).message, { file: lookup(['defaultChannelTypePreference']) }, 'make the preference match a generated channel kind');
+  }
+  const byArchetype = {} as Record<Archetype, RenderedBundle[]>;
+  for (const a of ARCHETYPES) {
+    const chosen: CatalogBundle[] = [];
+    for (const [i, entry] of (template[a]?.bundles ?? []).entries()) {
+      const b = byImage.get(entry.image);
+      if (!b) throw new OpgenError(`${a} lists ${entry.image}, which is none of the bundles (${[...byImage.keys()].join(', ')})`, { file: lookup([a, 'bundles', i, 'image']) }, 'pass its bundle directory in --bundles, or fix --bundle-image');
+      // opm refuses two bundles of a channel whose versions differ in build metadata alone (or not at all).
+      if (chosen.some((x) => compareSemVer(x.semver, b.semver) === 0)) throw new OpgenError(`${a} lists version ${b.version} twice`, { file: lookup([a, 'bundles', i, 'image']) }, 'list each version once per channel');
+      chosen.push(b);
+    }
+    byArchetype[a] = chosen.map((b) => ({ name: b.name, version: b.semver }));
+  }
+  const listed = new Set(ARCHETYPES.flatMap((a) => byArchetype[a].map((b) => b.name)));
+  if (listed.size === 0) throw new OpgenError('the template lists no bundles', { file: lookup([]) }, 'list bundle images under candidate, fast or stable');
+  const { channels, defaultChannel } = generateChannels(byArchetype, settings);
+
+  const catalogFile = `${outputDir}/${pkg}/catalog.yaml`;
+  const docs: Record<string, unknown>[] = [{ schema: 'olm.package', name: pkg, defaultChannel }];
+  for (const ch of channels) docs.push({ schema: 'olm.channel', package: pkg, name: ch.name, entries: ch.entries });
+  for (const b of bundles.filter((x) => listed.has(x.name)).sort((x, y) => compareSemVer(x.semver, y.semver))) docs.push(bundleBlob(b, pkg, imageOf(b)));
+  const problems = validateCatalog(docs.map((value) => ({ value, at: catalogFile })));
+  if (problems.length > 0) throw new OpgenErrors(problems.map((p) => new OpgenError(`${p.message} [${p.check}]`, { file: p.at }, p.fix)));
+
+  tree.write(catalogFile, await toYaml(docs));
+  renderTemplates(tree, 'olm/catalog', { data: { catalogDir: outputDir } });
+  const clusterCatalog = {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterCatalog',
+    metadata: { name: `${pkg}-catalog` },
+    spec: { source: { type: 'Image', image: { ref: o.catalogImage ?? `${pkg}-catalog:latest`, pollIntervalMinutes: 10 } } },
+  };
+  tree.write('config/catalog/clustercatalog.yaml', (await toYaml([clusterCatalog])).replace(/^---\n/, ''));
+  const changes = commitTree(tree, { dryRun: o.dryRun, out: ctx.out });
+  if (o.dryRun) ctx.out(changes.length === 0 ? 'dry run: nothing would change' : 'dry run: nothing was written');
+  ctx.out(`${catalogFile}: ${channels.length} channel${channels.length === 1 ? '' : 's'} (${channels.map((c) => c.name).join(', ')}), default ${defaultChannel}`);
+  return 0;
+}
+
+function inside(cwd: string, path: string, flag: string): string {
+  const rel = relative(cwd, resolve(cwd, path)).replaceAll('\\', '/');
+  if (rel === '' || rel.startsWith('..')) throw new OpgenError(`'${path}' is not inside the project`, { flag }, `pass a path such as ${flag === '--template' ? 'semver-template.yaml' : 'catalog'}`);
+  return rel;
+}
+
+/** The template written for bundles whose channels are candidate, fast or stable (or `<archetype>-v…`). */
+function templateFromBundles(bundles: CatalogBundle[], imageOf: (b: CatalogBundle) => string, major: boolean): SemverTemplate {
+  const t: SemverTemplate = { schema: 'olm.semver', generateMajorChannels: major, generateMinorChannels: true };
+  for (const b of [...bundles].sort((x, y) => compareSemVer(x.semver, y.semver))) {
+    for (const c of b.channels) {
+      const archetype = ARCHETYPES.find((a) => c === a || c.startsWith(`${a}-v`));
+      if (!archetype) {
+        throw new OpgenError(`${b.dir} is in channel '${c}'; a semver template knows only candidate, fast and stable`, { flag: '--bundles' }, 'regenerate the bundle with --channels candidate|fast|stable, or write the template yourself (--template)');
+      }
+      const list = (t[archetype] ??= { bundles: [] }).bundles!;
+      if (!list.some((x) => x.image === imageOf(b))) list.push({ image: imageOf(b) });
+    }
+  }
+  return t;
+}
+
+async function readTemplate(cwd: string, path: string): Promise<{ template: SemverTemplate; lookup: (p: (string | number)[]) => string }> {
+  const { LineCounter, parseDocument, isMap, isSeq, isScalar } = await import('yaml');
+  const lc = new LineCounter();
+  const doc = parseDocument(readFileSync(join(cwd, path), 'utf8'), { lineCounter: lc });
+  const at = (offset: number): string => {
+    const p = lc.linePos(offset);
+    return `${path}:${p.line}:${p.col}`;
+  };
+  if (doc.errors[0]) throw new OpgenError(`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, { file: at(doc.errors[0].pos[0]) }, 'fix the YAML');
+  const lookup = (segs: (string | number)[]): string => {
+    let node: unknown = doc.contents;
+    let offset = (doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0;
+    for (const s of segs) {
+      if (isMap(node)) {
+        const pair = node.items.find((x) => isScalar(x.key) && x.key.value === s);
+        if (!pair) break;
+        offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
+        node = pair.value;
+      } else if (isSeq(node) && typeof s === 'number' && node.items[s]) {
+        node = node.items[s];
+        offset = (node as { range?: [number] }).range?.[0] ?? offset;
+      } else break;
+    }
+    return at(offset);
+  };
+  const value = doc.toJS() as unknown;
+  const fail = (segs: (string | number)[], message: string, fix: string): never => {
+    throw new OpgenError(message, { file: lookup(segs) }, fix);
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail([], 'the template is not a YAML mapping', 'start from the template opgen catalog render writes');
+  const t = value as Record<string, unknown>;
+  if (t.schema !== 'olm.semver') fail(['schema'], `schema is ${JSON.stringify(t.schema ?? null)}, not olm.semver`, 'write schema: olm.semver');
+  for (const k of Object.keys(t)) if (!TEMPLATE_KEYS.has(k)) fail([k], `unknown key '${k}'`, `use ${[...TEMPLATE_KEYS].join(', ')}`);
+  for (const k of ['generateMajorChannels', 'generateMinorChannels'] as const) if (t[k] !== undefined && typeof t[k] !== 'boolean') fail([k], `${k} must be true or false`, `write ${k}: true`);
+  if (t.defaultChannelTypePreference !== undefined && t.defaultChannelTypePreference !== 'minor' && t.defaultChannelTypePreference !== 'major') {
+    fail(['defaultChannelTypePreference'], `defaultChannelTypePreference '${String(t.defaultChannelTypePreference)}' is neither minor nor major`, 'write minor or major');
+  }
+  for (const a of ARCHETYPES) {
+    const section = t[a] as Record<string, unknown> | undefined;
+    if (section === undefined || section === null) continue;
+    const list = (section as { bundles?: unknown }).bundles;
+    if (typeof section !== 'object' || Object.keys(section).some((k) => k !== 'bundles') || (list !== undefined && !Array.isArray(list))) fail([a], `${a} must be {bundles: [{image: …}]}`, 'list the images under bundles:');
+    for (const [i, e] of ((list as unknown[] | undefined) ?? []).entries()) {
+      if (e === null || typeof e !== 'object' || typeof (e as { image?: unknown }).image !== 'string' || Object.keys(e).length !== 1) fail([a, 'bundles', i], `${a}.bundles[${i}] must be {image: <bundle image>}`, 'write - image: <bundle image>');
+    }
+  }
+  return { template: t as unknown as SemverTemplate, lookup };
+}
+
+/** One olm.bundle blob, with the properties opm renders for a registry+v1 bundle. */
+function bundleBlob(b: CatalogBundle, pkg: string, image: string): Record<string, unknown> {
+  const properties: object[] = [{ type: 'olm.package', value: { packageName: pkg, version: b.version } }];
+  for (const c of b.crds) {
+    const s = (c.spec ?? {}) as { group?: string; names?: { kind?: string }; versions?: { name: string }[] };
+    for (const v of s.versions ?? []) properties.push({ type: 'olm.gvk', value: { group: s.group, kind: s.names?.kind, version: v.name } });
+  }
+  for (const obj of [b.csv, ...b.crds]) properties.push({ type: 'olm.bundle.object', value: { data: Buffer.from(JSON.stringify(obj)).toString('base64') } });
+  return { schema: 'olm.bundle', name: b.name, package: pkg, image, properties, relatedImages: [{ name: '', image }, ...b.relatedImages] };
+}
+
+export interface CatalogValidateOptions {
+  dir: string;
+}
+
+/** opm's checks on a file-based catalog folder; one line per problem. */
+export async function catalogValidateCommand(ctx: CommandContext, o: CatalogValidateOptions): Promise<number> {
+  const abs = resolve(ctx.cwd, o.dir);
+  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new OpgenError(`${o.dir}: no such folder`, { flag: 'catalog validate' }, 'pass the catalog folder (opgen catalog render writes catalog/)');
+  const metas = await loadFbc(ctx.cwd, abs);
+  const problems = validateCatalog(metas);
+  for (const p of problems) ctx.err(`${p.at}: error: ${p.message} (${p.fix}) [${p.check}]`);
+  if (problems.length === 0) ctx.out(`${o.dir}: catalog is valid (${metas.filter((m) => m.value.schema === 'olm.package').length} package(s), ${metas.filter((m) => m.value.schema === 'olm.bundle').length} bundle(s))`);
+  return problems.length > 0 ? 1 : 0;
+}
+
+/** Every blob with a schema in the folder's .yaml, .yml and .json files (as opm's loader reads them). */
+async function loadFbc(cwd: string, dir: string): Promise<Meta[]> {
+  const { LineCounter, parseAllDocuments } = await import('yaml');
+  const out: Meta[] = [];
+  const walk = (d: string): string[] => readdirSync(d).sort().flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : /\.(ya?ml|json)$/.test(f) ? [join(d, f)] : []));
+  for (const file of walk(dir)) {
+    const shown = relative(cwd, file) || file;
+    const lc = new LineCounter();
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'), { lineCounter: lc })) {
+      if (!('errors' in doc)) continue;
+      const pos = (offset: number): string => {
+        const p = lc.linePos(offset);
+        return `${shown}:${p.line}:${p.col}`;
+      };
+      if (doc.errors[0]) throw new OpgenError(`not valid YAML or JSON: ${doc.errors[0].message.split('\n')[0]}`, { file: pos(doc.errors[0].pos[0]) }, 'fix the file');
+      const value = doc.toJS() as unknown;
+      if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { schema?: unknown }).schema !== 'string') continue;
+      out.push({ value: value as Record<string, unknown>, at: pos((doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0) });
+    }
+  }
+  return out;
+}
