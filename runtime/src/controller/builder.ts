@@ -123,6 +123,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       rateLimiter: o.rateLimiter,
       usePriorityQueue: o.usePriorityQueue,
+      reconciliationTimeoutMs: o.reconciliationTimeoutMs,
       syncPeriodMs: this.host.syncPeriodMs,
       log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,

@@ -13,8 +13,8 @@ import type { EventHandlers, Informer } from '../cache/informer.js';
 import { isForbidden } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
-import { timeoutSignal } from '../internal/timers/index.js';
-import { isTerminal, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
+import { setTimer, timeoutSignal } from '../internal/timers/index.js';
+import { isTerminal, ReconciliationTimeoutError, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
 import { LowPriority, WorkQueue } from '../workqueue/queue.js';
 import { defaultControllerRateLimiter, ItemExponentialFailureRateLimiter, type RateLimiter } from '../workqueue/rate-limiter.js';
 
@@ -53,6 +53,13 @@ export interface ControllerDefaults {
    * and resyncs go behind real changes, and Result.priority is honoured. false: one FIFO queue.
    */
   usePriorityQueue?: boolean;
+  /**
+   * A reconcile's signal aborts (reason: ReconciliationTimeoutError) once it has run this long;
+   * default 0 = no limit. As in controller-runtime, what the reconciler then returns or throws is its
+   * outcome: client calls given the signal fail, so a reconciler that passes it on ends with an error
+   * and is retried with backoff.
+   */
+  reconciliationTimeoutMs?: number;
 }
 
 export interface ControllerOptions extends ControllerDefaults {
@@ -95,6 +102,7 @@ export class Controller {
   private readonly metrics?: RuntimeMetrics;
   private readonly hardStop: AbortSignal;
   private readonly usePriorityQueue: boolean;
+  private readonly reconciliationTimeoutMs: number;
   private started = false;
   /** Set while start() attaches the sources: objects already cached are replayed to onAdd then. */
   private replaying = false;
@@ -114,6 +122,9 @@ export class Controller {
     this.metrics = opts.metrics;
     this.hardStop = opts.hardStop ?? new AbortController().signal;
     this.usePriorityQueue = opts.usePriorityQueue ?? true;
+    const timeout = opts.reconciliationTimeoutMs ?? 0;
+    if (!(timeout >= 0) || !Number.isFinite(timeout)) throw new Error(`controller ${opts.name}: reconciliationTimeoutMs must be a number of ms ≥ 0 (0 = no limit), got ${timeout}`);
+    this.reconciliationTimeoutMs = timeout;
     // As controller-runtime: its priority queue defaults to the per-item backoff alone (5 ms doubling
     // to 1000 s); the plain queue adds the overall 10 qps / burst 100 bucket.
     const rateLimiter = opts.rateLimiter ?? (this.usePriorityQueue ? new ItemExponentialFailureRateLimiter<string>(5, 1_000_000) : defaultControllerRateLimiter<string>());
@@ -207,9 +218,11 @@ export class Controller {
     const log = this.log.child({ ...(req.namespace ? { namespace: req.namespace } : {}), name: req.name, reconcileID });
     const started = performance.now();
     let result: Result | void;
+    const deadline = this.reconcileSignal();
     try {
-      result = await this.reconciler.reconcile(req, { signal: this.hardStop, log, reconcileID, controller: this.name });
+      result = await this.reconciler.reconcile(req, { signal: deadline.signal, log, reconcileID, controller: this.name });
     } catch (err) {
+      deadline.end(log);
       const again = { priority };
       this.observe(started);
       this.metrics?.reconcileError(this.name);
@@ -234,6 +247,7 @@ export class Controller {
       }
       return;
     }
+    deadline.end(log);
     this.observe(started);
     this.endDenial(key);
     const again = { priority: result?.priority ?? priority };
@@ -248,6 +262,31 @@ export class Controller {
       this.queue.forget(key);
       this.metrics?.reconcileTotal(this.name, 'success');
     }
+  }
+
+  /**
+   * The signal one reconcile gets: the hard stop's, plus reconciliationTimeoutMs when set. end()
+   * stops the timer and, when it fired, logs the timeout.
+   */
+  private reconcileSignal(): { signal: AbortSignal; end(log: Logger): void } {
+    const limit = this.reconciliationTimeoutMs;
+    if (limit === 0) return { signal: this.hardStop, end: () => {} };
+    const controller = new AbortController();
+    const stop = this.hardStop;
+    const onStop = () => controller.abort(stop.reason);
+    if (stop.aborted) controller.abort(stop.reason);
+    else stop.addEventListener('abort', onStop, { once: true });
+    const timer = setTimer(() => controller.abort(new ReconciliationTimeoutError(this.name, limit)), limit);
+    return {
+      signal: controller.signal,
+      end: (log) => {
+        timer.clear();
+        stop.removeEventListener('abort', onStop);
+        if (controller.signal.reason instanceof ReconciliationTimeoutError) {
+          log.info('reconcile ran past reconciliationTimeoutMs; its signal was aborted', { reconciliationTimeoutMs: limit });
+        }
+      },
+    };
   }
 
   /** Records that `key` was refused with `message`; true when nobody was refused that way before (log it). */

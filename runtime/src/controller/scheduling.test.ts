@@ -1,12 +1,15 @@
 // controller-runtime's scheduling features in the controller: the priority queue (the initial list and
-// resyncs behind real changes; Result.priority) and resyncs spread over a tenth of the sync period. The initial-list and resync cases run against a real kube-apiserver.
+// resyncs behind real changes; Result.priority), the reconciliation timeout, and resyncs spread over a
+// tenth of the sync period. The initial-list and resync cases run against a real kube-apiserver.
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import { Cache } from '../cache/cache.js';
 import { createClient, type Client } from '../client/client.js';
 import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
-import { Result, requestKey, type Reconciler } from '../reconcile/index.js';
+import { MetricsRegistry, RuntimeMetrics } from '../metrics/index.js';
+import { ReconciliationTimeoutError, Result, requestKey, type Reconciler, type ReconcileContext, type Request } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
 import { LowPriority } from '../workqueue/queue.js';
 import { Builder, type ControllerBuilderOptions, type ControllerHost } from './builder.js';
@@ -15,7 +18,7 @@ import { Controller } from './controller.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A controller with no sources: requests come only from enqueue(), so the order is the queue's alone. */
-function bareController(reconciler: Reconciler, opts: { usePriorityQueue?: boolean } = {}): Controller {
+function bareController(reconciler: Reconciler, opts: { usePriorityQueue?: boolean; reconciliationTimeoutMs?: number; metrics?: RuntimeMetrics; hardStop?: AbortSignal } = {}): Controller {
   return new Controller({ name: 'bare', reconciler, sources: [], log: silentLogger(), ...opts });
 }
 
@@ -76,6 +79,82 @@ describe('Result.priority', () => {
     await eventually(() => expect(order).toEqual(['gate', 'low', 'high']));
     stop.abort();
     await running;
+  });
+});
+
+describe('reconciliationTimeoutMs', () => {
+  it("aborts the reconcile's signal with a ReconciliationTimeoutError, and retries the error that follows", async () => {
+    const registry = new MetricsRegistry();
+    const metrics = new RuntimeMetrics(registry);
+    const seen: { reason: unknown; afterMs: number }[] = [];
+    const controller = bareController(
+      {
+        reconcile: async (_req: Request, ctx: ReconcileContext) => {
+          const started = performance.now();
+          if (seen.length === 0) {
+            // A reconcile that waits on the signal, as a client call given { signal: ctx.signal } does.
+            await once(ctx.signal, 'abort');
+            seen.push({ reason: ctx.signal.reason, afterMs: performance.now() - started });
+            throw ctx.signal.reason;
+          }
+          seen.push({ reason: ctx.signal.reason, afterMs: performance.now() - started });
+          return Result.done();
+        },
+      },
+      { reconciliationTimeoutMs: 150, metrics },
+    );
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    controller.enqueue({ name: 'slow' });
+    await eventually(() => expect(seen).toHaveLength(2));
+    expect(seen[0]!.reason).toBeInstanceOf(ReconciliationTimeoutError);
+    expect((seen[0]!.reason as Error).message).toBe("reconcile exceeded controller bare's reconciliationTimeoutMs (150 ms)");
+    expect(seen[0]!.afterMs).toBeGreaterThanOrEqual(140);
+    expect(seen[0]!.afterMs).toBeLessThan(1_000);
+    // The retry got a fresh signal: the timeout is per reconcile.
+    expect(seen[1]!.reason).toBeUndefined();
+    const text = await registry.metrics();
+    expect(text).toMatch(/^controller_runtime_reconcile_total\{controller="bare",result="error"\} 1$/m);
+    stop.abort();
+    await running;
+  });
+
+  it('keeps the hard stop: its reason wins when it comes first, and a quick reconcile is never cut', async () => {
+    const hardStop = new AbortController();
+    const reasons: unknown[] = [];
+    const controller = bareController(
+      {
+        reconcile: async (req, ctx) => {
+          if (req.name === 'quick') {
+            await sleep(250); // the timeout of the earlier reconcile must not reach this one
+            reasons.push(ctx.signal.aborted ? ctx.signal.reason : 'not aborted');
+            return Result.done();
+          }
+          await once(ctx.signal, 'abort');
+          reasons.push(ctx.signal.reason);
+          return Result.done();
+        },
+      },
+      { reconciliationTimeoutMs: 10_000, hardStop: hardStop.signal },
+    );
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    controller.enqueue({ name: 'quick' });
+    await eventually(() => expect(reasons).toEqual(['not aborted']));
+    controller.enqueue({ name: 'stuck' });
+    await sleep(50);
+    const lost = new Error('leader election lost');
+    hardStop.abort(lost);
+    await eventually(() => expect(reasons).toHaveLength(2));
+    expect(reasons[1]).toBe(lost);
+    stop.abort();
+    await running;
+  });
+
+  it('refuses a negative or non-numeric limit', () => {
+    expect(() => bareController({ reconcile: async () => {} }, { reconciliationTimeoutMs: -1 })).toThrow(
+      'controller bare: reconciliationTimeoutMs must be a number of ms ≥ 0 (0 = no limit), got -1',
+    );
   });
 });
 

@@ -35,8 +35,9 @@ export const Result = {
 
 export interface ReconcileContext {
   /**
-   * Aborts when the manager's graceful-shutdown deadline passes or leadership is lost; pass it to long
-   * waits and to client calls (`{ signal: ctx.signal }`).
+   * Aborts when the manager's graceful-shutdown deadline passes, leadership is lost, or the
+   * controller's reconciliationTimeoutMs passes (reason: a ReconciliationTimeoutError); pass it to
+   * long waits and to client calls (`{ signal: ctx.signal }`).
    */
   signal: AbortSignal;
   /** Carries controller, namespace, name and reconcileID on every line. */
@@ -63,6 +64,17 @@ export function terminal(err: unknown): Error {
 
 export function isTerminal(err: unknown): boolean {
   return err instanceof TerminalError;
+}
+
+/** The reason `ctx.signal` aborts with when a reconcile runs past its controller's reconciliationTimeoutMs. */
+export class ReconciliationTimeoutError extends Error {
+  constructor(
+    readonly controller: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`reconcile exceeded controller ${controller}'s reconciliationTimeoutMs (${timeoutMs} ms)`);
+    this.name = 'ReconciliationTimeoutError';
+  }
 }
 
 /** `namespace/name`, or `name` for cluster-scoped objects: the work-queue key. */
