@@ -8,6 +8,8 @@ import type { JSONSchemaProps, ValidationRule } from '../crd/json-schema.js';
 import { estimateCost, U64_MAX, type Node } from './cost.js';
 import { declTypeOf, MAX_REQUEST_SIZE_BYTES, type DeclType } from './decl-type.js';
 import { kubernetesEnvironment, NOT_IN_KUBERNETES, presenceTestsOnAnyOperand } from './library.js';
+import { tooNewFor, tooNewMessage } from './versions.js';
+import { formatKubeMinor, type KubeMinor } from '../common/kube-version.js';
 
 export const PER_RULE_COST_LIMIT = 10_000_000;
 export const PER_CRD_COST_LIMIT = 100_000_000;
@@ -38,14 +40,21 @@ interface Site {
   unboundedAbove?: { path: string; marker: string };
 }
 
+export interface CelCheckOptions {
+  /** The oldest Kubernetes the CRD must install on: rules using a library its API server lacks are refused. */
+  floor?: KubeMinor;
+  /** Says what the floor is and where it comes from, for the message (`PROJECT minKubeVersion is "1.30"`). */
+  floorSource?: string;
+}
+
 /** Every problem the API server would report for the CEL rules of `root` (a CRD version's openAPIV3Schema). */
-export function checkCelRules(root: JSONSchemaProps): CelProblem[] {
+export function checkCelRules(root: JSONSchemaProps, options: CelCheckOptions = {}): CelProblem[] {
   const sites: Site[] = [];
   collectSites(root, { schema: root, path: '', isResourceRoot: true, cardinality: 1 }, sites);
   if (sites.length === 0) return [];
   const problems: CelProblem[] = [];
   const costs: Array<{ where: string; cost: number }> = [];
-  for (const site of sites) checkSite(site, problems, costs);
+  for (const site of sites) checkSite(site, problems, costs, options);
   const total = costs.reduce((a, c) => Math.min(U64_MAX, a + c.cost), 0);
   // Over the per-CRD budget because one rule is over its own: that rule's error says it all.
   const ruleOverBudget = problems.some((p) => p.message.includes('per-rule budget') || p.message.includes('per-expression budget'));
@@ -107,7 +116,7 @@ function collectSites(schema: JSONSchemaProps, site: Site, out: Site[]): void {
   }
 }
 
-function checkSite(site: Site, problems: CelProblem[], costs: Array<{ where: string; cost: number }>): void {
+function checkSite(site: Site, problems: CelProblem[], costs: Array<{ where: string; cost: number }>, options: CelCheckOptions): void {
   const rules = site.schema['x-kubernetes-validations']!;
   const where = (i: number) => `${site.path === '' ? '' : `${site.path}: `}rule ${i + 1}`;
   const report = (index: number, part: CelProblem['part'], message: string, fix: string, offset?: number): void => {
@@ -133,6 +142,15 @@ function checkSite(site: Site, problems: CelProblem[], costs: Array<{ where: str
   const decl = declTypeOf(site.schema, site.isResourceRoot);
   if (!decl) return; // the API server reports an internal error here; opgen's schemas always have a type
   const envs = environmentsFor(decl);
+  /** Reports a part of the expression older API servers lack (the project's floor); true when it did. */
+  const tooNew = (i: number, part: 'rule' | 'messageExpression', ast: Node): boolean => {
+    if (!options.floor) return false;
+    const t = tooNewFor(ast, options.floor);
+    if (!t) return false;
+    const { message, fix } = tooNewMessage(t, options.floorSource ?? `the oldest Kubernetes supported is ${formatKubeMinor(options.floor)}`);
+    report(i, part, `CEL: ${message}`, fix, t.offset);
+    return true;
+  };
   const maxCardinality = site.cardinality ?? Math.floor(MAX_REQUEST_SIZE_BYTES / (decl.minSerializedSize + 1));
   rules.forEach((r: ValidationRule, i) => {
     const env = r.optionalOldSelf ? envs.optional : envs.plain;
@@ -145,6 +163,7 @@ function checkSite(site: Site, problems: CelProblem[], costs: Array<{ where: str
       report(i, 'rule', `the rule evaluates to ${compiled.type}; it must evaluate to a bool`, 'compare the value, e.g. `self.x == ...`', 0);
       return;
     }
+    if (tooNew(i, 'rule', compiled.ast)) return;
     const baseCost = estimateCost(compiled.ast, decl);
     const cost = baseCost === 0 ? 0 : Math.min(U64_MAX, baseCost * maxCardinality);
     costs.push({ where: where(i), cost });
@@ -167,6 +186,7 @@ function checkSite(site: Site, problems: CelProblem[], costs: Array<{ where: str
         report(i, 'messageExpression', `the messageExpression evaluates to ${m.type}; it must evaluate to a string`, 'wrap it in string(...) or build a string', 0);
         return;
       }
+      if (tooNew(i, 'messageExpression', m.ast)) return;
       const mCost = estimateCost(m.ast, decl);
       costs.push({ where: `${where(i)} messageExpression`, cost: mCost });
       if (mCost > PER_RULE_COST_LIMIT) report(i, 'messageExpression', `the estimated cost ${costText(mCost)} is ${costFactor(mCost, PER_RULE_COST_LIMIT)} the per-expression budget (${PER_RULE_COST_LIMIT})`, boundingFix(m.ast, decl, site), 0);

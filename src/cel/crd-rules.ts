@@ -4,7 +4,7 @@ import type { Position } from '../diag/diagnostic.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker, SourceSet } from '../markers/index.js';
 import type { JSONSchemaProps } from '../crd/json-schema.js';
-import { checkCelRules, type CelProblem } from './check.js';
+import { checkCelRules, type CelCheckOptions, type CelProblem } from './check.js';
 
 const XVALIDATION = 'kubebuilder:validation:XValidation';
 
@@ -13,7 +13,7 @@ export interface CelChecker {
   check(schema: JSONSchemaProps, kind: string, kindWhere: Position, errors: OpgenError[]): void;
 }
 
-export function celChecker(sources: SourceSet): CelChecker {
+export function celChecker(sources: SourceSet, options: CelCheckOptions = {}): CelChecker {
   let byRule: Map<string, CollectedMarker[]> | undefined;
   const reported = new Set<string>();
   const markersFor = (rule: string): CollectedMarker[] => {
@@ -33,7 +33,7 @@ export function celChecker(sources: SourceSet): CelChecker {
   };
   return {
     check(schema, kind, kindWhere, errors) {
-      for (const p of checkCelRules(schema)) {
+      for (const p of checkCelRules(schema, options)) {
         const marker = p.rule ? markersFor(p.rule.rule)[0] : undefined;
         const where = marker ? positionInMarker(marker, p) : kindWhere;
         const at = p.schemaPath === '' ? kind : `${kind}.${p.schemaPath}`;

@@ -60,3 +60,46 @@ describe('CEL rules at generate time', () => {
     expect(message).toContain('+kubebuilder:validation:MaxLength on self.notes[*]');
   });
 });
+
+describe('CEL rules against the oldest Kubernetes the project supports (PROJECT minKubeVersion)', () => {
+  const withFloor = (rule: string, minKube?: string): string => {
+    const dir = project(`// +kubebuilder:validation:XValidation:rule="${rule}"`);
+    writeFileSync(join(dir, 'PROJECT'), minKube ? `minKubeVersion: "${minKube}"\n` : '');
+    return dir;
+  };
+  it.each([
+    ['isSemver, 1.33', '!isSemver(self.name) || semver(self.name).major() > 0', '1.33', 'isSemver() needs Kubernetes 1.34 (the Kubernetes semver library entered the API server\'s CEL environment in 1.33; new CRDs may use it from 1.34), but PROJECT minKubeVersion is "1.33" (raise minKubeVersion in PROJECT to "1.34", or write the rule without isSemver())'],
+    ['ip, 1.30', '!isIP(self.name) || ip(self.name).family() == 4', '1.30.2', 'isIP() needs Kubernetes 1.31'],
+    ['format, 1.31', '!format.dns1123Label().validate(self.name).hasValue()', '1.31', 'format.dns1123Label() needs Kubernetes 1.32'],
+    ['a two-variable comprehension, 1.32', 'self.tags.all(i, t, i < 5 && t != \\"x\\")', '1.32', '.all() with two variables needs Kubernetes 1.33'],
+    ['lists v3, 1.34', 'self.tags.distinct().size() == self.tags.size()', '1.34', '.distinct() needs Kubernetes 1.35'],
+    ['quantity, the default floor', '!isQuantity(self.name) || quantity(self.name).isInteger()', undefined, 'isQuantity() needs Kubernetes 1.29 (the Kubernetes quantity library entered the API server\'s CEL environment in 1.28; new CRDs may use it from 1.29), but PROJECT sets no minKubeVersion, so the project supports Kubernetes 1.28.0 (the default)'],
+    ['optional types, the default floor', 'self.?name.orValue(\\"\\") != \\"x\\"', undefined, '.? needs Kubernetes 1.29'],
+  ])('refuses %s, naming the version that accepts it', async (_what, rule, minKube, expected) => {
+    const message = await generate(withFloor(rule, minKube));
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(/^src\/api\/v1\/types\.ts:4:\d+: error: Widget\.spec: CEL rule /);
+    expect(message).toContain(expected);
+  });
+
+  it('accepts each once minKubeVersion reaches the version named', async () => {
+    for (const [rule, minKube] of [
+      ['!isSemver(self.name) || semver(self.name).major() > 0', '1.34'],
+      ['!isIP(self.name) || ip(self.name).family() == 4', '1.31'],
+      ['self.tags.all(i, t, i < 5 && t != \\"x\\")', '1.33'],
+      ['self.tags.distinct().size() == self.tags.size()', '1.35'],
+      ['!isQuantity(self.name) || quantity(self.name).isInteger()', '1.29'],
+      ['self.name.matches(\'^[a-z]+$\') && self.tags.all(t, t.size() < 5)', undefined],
+    ] as const) {
+      expect(await generate(withFloor(rule, minKube)), `${rule} at ${minKube ?? 'the default'}`).toBe('');
+    }
+  });
+
+  it('checks against the newest API server outside a project (no PROJECT), as controller-gen users expect', async () => {
+    const dir = withFloor('!isSemver(self.name) || semver(self.name).major() > 0');
+    rmSync(join(dir, 'PROJECT'));
+    const out = join(dir, 'out');
+    await generateCommand({ cwd: dir, targets: ['crd'], paths: 'src/api/...', outputDir: out, check: false, dryRun: false }, () => {});
+    expect(existsSync(join(out, 'cel.example.com_widgets.yaml'))).toBe(true);
+  });
+});

@@ -12,6 +12,7 @@ import type { SchemaMarker } from './markers/index.js';
 import { byteCompare } from '../common/go-order.js';
 import { SchemaBuilder } from './schema-builder.js';
 import { celChecker } from '../cel/crd-rules.js';
+import type { KubeMinor } from '../common/kube-version.js';
 
 /** One folder of .ts files: an API version (controller-gen's package). */
 export interface ApiFolder {
@@ -68,6 +69,8 @@ export function generateCrds(
      * caller starts afresh when a folder's markers or the set of scanned files changed.
      */
     earlier?: Map<string, GeneratedCrd>;
+    /** CEL rules must install on this Kubernetes (PROJECT minKubeVersion); none: the newest opgen models. */
+    celFloor?: { version: KubeMinor; source: string };
     /** Prints a warning line (a +groupName folder without kinds while others have some). */
     warn?: (line: string) => void;
   } = {},
@@ -159,7 +162,7 @@ export function generateCrds(
     for (const e of empty) options.warn?.(`warning: ${e.where.file}:${e.where.line}:${e.where.column}: ${e.message} (${FIX_NO_KIND})`);
   }
 
-  const cel = celChecker(sources);
+  const cel = celChecker(sources, options.celFloor ? { floor: options.celFloor.version, floorSource: options.celFloor.source } : {});
   const byKind = new Map<string, KindVersion[]>();
   for (const k of found) {
     const key = `${k.group}\u0000${k.kind}`;

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { opgenVersion } from '../common/version.js';
+import { DEFAULT_MIN_KUBE_VERSION, parseKubeVersion, type KubeMinor } from '../common/kube-version.js';
 import type { ApiFolder, GeneratedCrd } from '../crd/index.js';
 import type { CrdOptions } from '../crd/crd-options.js';
 import type { JSONSchemaProps } from '../crd/json-schema.js';
@@ -98,7 +99,11 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   }
   const scanned: Record<string, string[]> = {};
   for (const target of targets) scanned[target] = expandPaths(o.cwd, pathsToScan(o, target));
-  const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject, crd: o.crd ?? null });
+  // PROJECT's minKubeVersion line (read without the YAML parser, which --check on an unchanged project
+  // does not load): a change makes the record stale, since CEL rules are checked against it.
+  const projectText = inProject ? readFileSync(join(o.cwd, 'PROJECT'), 'utf8') : '';
+  const minKubeLine = /^minKubeVersion:.*$/m.exec(projectText)?.[0] ?? null;
+  const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject, crd: o.crd ?? null, ...(minKubeLine ? { minKubeLine } : {}) });
   if (o.check) {
     const record = readRecord(o.cwd, key);
     const differences = record && compareWithRecord(record, key, scanned);
@@ -129,15 +134,17 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       const { generateCrds } = await import('../crd/index.js');
       const kubernetes = await import('../crd/kubernetes/index.js');
       const folders = foldersOf(files, o.cwd);
+      const celFloor = inProject ? await projectFloor(projectText) : undefined;
       if (session) {
         // A folder's markers (group, version, optional by default) or a file more or less can change any CRD.
-        const inputs = JSON.stringify([scanned[target], folders.map((f) => [f.dir, f.markers.map((m) => [m.definition.name, m.value])])]);
+        const inputs = JSON.stringify([scanned[target], folders.map((f) => [f.dir, f.markers.map((m) => [m.definition.name, m.value])]), celFloor ?? null]);
         if (inputs !== session.crdInputs) session.crds.clear();
         session.crdInputs = inputs;
       }
       const crds = generateCrds(sources, folders, schemaMarkers, kubernetes, opgenVersion(), errors, {
         generateEmbeddedObjectMeta: o.crd?.generateEmbeddedObjectMeta === true,
         warn: out,
+        ...(celFloor ? { celFloor } : {}),
         ...(session ? { earlier: session.crds } : {}),
       });
       crdCount += crds.length;
@@ -260,6 +267,20 @@ async function warnUnboundClusterRules(cwd: string, markers: CollectedMarker[], 
     const at = [m.where.file, m.where.line, m.where.column].filter((p) => p !== undefined).join(':');
     out(`warning: ${at}: +kubebuilder:rbac without namespace= makes a ClusterRole, which a namespace-scoped project (PROJECT namespaced: true) does not bind (add ,namespace=${managerNamespace(project)}, or bind it yourself)`);
   }
+}
+
+/**
+ * The oldest Kubernetes the project's CRDs must install on: PROJECT's minKubeVersion, else the support
+ * floor (the OLM bundle's minKubeVersion reads the same setting). Outside a project there is none: rules
+ * are checked against the newest API server opgen models, as controller-gen users expect.
+ */
+async function projectFloor(projectText: string): Promise<{ version: KubeMinor; source: string }> {
+  const { readMinKubeVersion } = await import('../project/index.js');
+  const stated = readMinKubeVersion(projectText);
+  return {
+    version: parseKubeVersion(stated ?? DEFAULT_MIN_KUBE_VERSION)!,
+    source: stated ? `PROJECT minKubeVersion is "${stated}"` : `PROJECT sets no minKubeVersion, so the project supports Kubernetes ${DEFAULT_MIN_KUBE_VERSION} (the default)`,
+  };
 }
 
 /** YAML files in the CRD folder that opgen wrote (they carry its annotation) and no longer produces. */
