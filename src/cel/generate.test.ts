@@ -103,3 +103,20 @@ describe('CEL rules against the oldest Kubernetes the project supports (PROJECT 
     expect(existsSync(join(out, 'cel.example.com_widgets.yaml'))).toBe(true);
   });
 });
+
+describe('transition rules where old and new values cannot be paired (#30)', () => {
+  it('refuses oldSelf below the items of an atomic list, as the API server refuses it (oracle: old-self-atomic-list-items)', async () => {
+    const dir = project('// RULE');
+    const types = join(dir, 'src/api/v1/types.ts');
+    writeFileSync(
+      types,
+      readFileSync(types, 'utf8').replace(
+        '  notes?: string[];',
+        '  // +kubebuilder:validation:MaxItems=5\n  steps?: Step[];\n  notes?: string[];',
+      ) + '\n// +kubebuilder:validation:XValidation:rule="self.n >= oldSelf.n",message="n may only grow"\nexport interface Step {\n  n: int32;\n}\n',
+    );
+    const message = await generate(dir);
+    expect(message).toMatch(/^src\/api\/v1\/types\.ts:\d+:\d+: error: Widget\.spec\.steps\[\*\]: CEL rule "self\.n >= oldSelf\.n": oldSelf cannot be used here: the items of spec\.steps cannot be paired between the old and the new object \(make spec\.steps a map list \(\+listType=map with \+listMapKey\) or move the rule above it\)$/);
+    expect(existsSync(crdFile(dir))).toBe(false);
+  });
+});
