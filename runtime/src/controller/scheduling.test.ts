@@ -8,6 +8,7 @@ import { Cache } from '../cache/cache.js';
 import { createClient, type Client } from '../client/client.js';
 import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
+import { createManager } from '../manager/index.js';
 import { MetricsRegistry, RuntimeMetrics } from '../metrics/index.js';
 import { ReconciliationTimeoutError, Result, requestKey, type Reconciler, type ReconcileContext, type Request } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
@@ -83,7 +84,7 @@ describe('Result.priority', () => {
 });
 
 describe('reconciliationTimeoutMs', () => {
-  it("aborts the reconcile's signal with a ReconciliationTimeoutError, and retries the error that follows", async () => {
+  it("aborts the reconcile's signal with a ReconciliationTimeoutError, counts it, and retries the error that follows", async () => {
     const registry = new MetricsRegistry();
     const metrics = new RuntimeMetrics(registry);
     const seen: { reason: unknown; afterMs: number }[] = [];
@@ -169,6 +170,35 @@ describe('against the API server', () => {
 
   afterAll(async () => {
     await env?.stop();
+  });
+
+  it("the manager's controller defaults reach every controller, and withOptions overrides them", async () => {
+    const namespace = 'manager-defaults';
+    await seed(namespace, 2);
+    const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [namespace], controller: { reconciliationTimeoutMs: 100 } });
+    const reasons = new Map<string, unknown>();
+    const waitForAbort = (controller: string): Reconciler => ({
+      reconcile: async (req, ctx) => {
+        if (reasons.has(`${controller} ${req.name}`)) return Result.done();
+        await Promise.race([once(ctx.signal, 'abort'), sleep(600)]);
+        reasons.set(`${controller} ${req.name}`, ctx.signal.reason ?? 'not aborted');
+        return Result.done();
+      },
+    });
+    mgr.controllerFor(ConfigMap).named('defaults').complete(waitForAbort('defaults'));
+    mgr.controllerFor(ConfigMap).named('own').withOptions({ reconciliationTimeoutMs: 0 }).complete(waitForAbort('own'));
+    const stop = new AbortController();
+    const running = mgr.start(stop.signal);
+    try {
+      await eventually(() => expect(reasons.size).toBe(4), { timeoutMs: 30_000 });
+      expect(reasons.get('defaults cm-000')).toBeInstanceOf(ReconciliationTimeoutError);
+      expect(reasons.get('defaults cm-001')).toBeInstanceOf(ReconciliationTimeoutError);
+      expect(reasons.get('own cm-000')).toBe('not aborted');
+      expect(reasons.get('own cm-001')).toBe('not aborted');
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   /** Creates `count` ConfigMaps cm-000… in a new namespace, 16 at a time. */

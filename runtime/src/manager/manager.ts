@@ -14,7 +14,7 @@ import { Cache, stripManagedFields } from '../cache/cache.js';
 import { ApiClient, type Client, type Reader } from '../client/client.js';
 import { Transport } from '../transport/index.js';
 import { Builder, type ControllerBuilder, type ControllerHost, type WatchOptions } from '../controller/builder.js';
-import type { Controller } from '../controller/controller.js';
+import type { Controller, ControllerDefaults } from '../controller/controller.js';
 import { createEventRecorder, type EventRecorder } from '../events/index.js';
 import { startProbeServer, type Check } from '../healthz/index.js';
 import { LeaderElector } from '../leaderelection/index.js';
@@ -81,6 +81,12 @@ export interface ManagerOptions {
   cacheTransform?: ((obj: KubeObject) => KubeObject) | null;
   /** How often every cached object is reconciled again even without a change; default 10 hours, 0 disables. */
   syncPeriodMs?: number;
+  /**
+   * What every controller of this manager starts from (controller-runtime's config.Controller);
+   * `controllerFor(...).withOptions()` overrides it per controller: usePriorityQueue (default true),
+   * reconciliationTimeoutMs (default 0, no limit).
+   */
+  controller?: ControllerDefaults;
   /** Field manager for the manager's client writes; default 'opgen-manager'. */
   fieldManager?: string;
   /**
@@ -174,6 +180,15 @@ class ControllerManager implements Manager, ControllerHost {
 
   get watchedNamespaces(): readonly string[] | undefined {
     return this.opts.namespaces && this.opts.namespaces.length > 0 ? this.opts.namespaces : undefined;
+  }
+
+  get controllerDefaults(): ControllerDefaults | undefined {
+    return this.opts.controller;
+  }
+
+  /** The cache's resync period (its default, 10 hours, when syncPeriodMs is unset); controllers spread each resync over a tenth of it. */
+  get syncPeriodMs(): number {
+    return this.opts.syncPeriodMs ?? 10 * 60 * 60 * 1000;
   }
 
   get hardStop(): AbortSignal {
