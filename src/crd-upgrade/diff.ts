@@ -66,9 +66,9 @@ function compareProperty(oldS: Schema, newS: Schema): Result[] {
   else if (oldDefault !== newDefault) out.push({ rule: 'default', message: `default changed from ${oldDefault} to ${newDefault}`, why: DEFAULT_WHY, fix: 'keep the old default' });
 
   const [oldEnum, newEnum] = take('enum').map((v) => new Set(Array.isArray(v) ? v.map(canonicalJson) : []));
-  const removed = [...oldEnum!].filter((e) => !newEnum!.has(e)).sort();
+  const removedValues = [...oldEnum!].filter((e) => !newEnum!.has(e)).sort();
   if (oldEnum!.size === 0 && newEnum!.size > 0) out.push({ rule: 'enum', message: `enum [${[...newEnum!].sort().join(', ')}] added where any value was allowed`, why: 'stored objects with other values fail validation on their next update, and clients sending them are refused', fix: 'validate the new values in the controller or a webhook instead, or add the field anew' });
-  else if (removed.length > 0) out.push({ rule: 'enum', message: `enum values [${removed.join(', ')}] removed`, why: 'stored objects holding a removed value fail validation on their next update, and clients sending it are refused', fix: 'keep the values in the enum (stop using them in the controller; say in the description they are deprecated)' });
+  else if (removedValues.length > 0) out.push({ rule: 'enum', message: `enum values [${removedValues.join(', ')}] removed`, why: 'stored objects holding a removed value fail validation on their next update, and clients sending it are refused', fix: 'keep the values in the enum (stop using them in the controller; say in the description they are deprecated)' });
 
   for (const k of ['maximum', 'maxItems', 'maxLength', 'maxProperties'] as const) {
     const [o, n] = take(k) as [number | undefined, number | undefined];
@@ -86,7 +86,9 @@ function compareProperty(oldS: Schema, newS: Schema): Result[] {
   if (added.length > 0) out.push({ rule: 'required', message: `newly required: ${added.join(', ')}`, why: 'objects stored without it fail validation on their next update (even a status update), and clients that do not send it are refused', fix: 'make it optional (the preflight refuses a new required field even with a default); give it a default and handle absence in the controller' });
 
   const [oldType, newType] = take('type').map((v) => (typeof v === 'string' ? v : ''));
-  if (oldType !== newType) out.push({ rule: 'type', message: newType === '' && Object.keys(newS).length === 0 ? `field removed (was ${oldType || 'untyped'})` : `type changed from ${oldType || 'none'} to ${newType || 'none'}`, why: 'stored values of the old type no longer validate, and clients still send the old type', fix: 'keep the type; add a field of the new type under another name and deprecate this one' });
+  const removed = Object.keys(newS).length === 0;
+  if (oldType !== newType && removed) out.push({ rule: 'type', message: `field removed (was ${oldType || 'untyped'})`, why: 'the field is gone, so the preflight compares it with nothing: stored values and what clients send are pruned', fix: 'keep the field and mark it deprecated in its doc comment' });
+  else if (oldType !== newType) out.push({ rule: 'type', message: `type changed from ${oldType || 'none'} to ${newType || 'none'}`, why: 'stored values of the old type no longer validate, and clients still send the old type', fix: 'keep the type; add a field of the new type under another name and deprecate this one' });
 
   take('description'); // the preflight ignores description changes
 
@@ -128,7 +130,8 @@ function servedPairs(crd: Crd): Map<string, [CrdVersion, CrdVersion]> {
 export function diffCrd(oldCrd: Crd, newCrd: Crd): Finding[] {
   const findings: Finding[] = [];
   const preflight = (where: string, path: string | undefined, { key: _key, ...r }: Result): void => void findings.push({ origin: 'preflight', level: 'error', where, ...(path === undefined ? {} : { path }), ...r });
-  const guide = (level: Finding['level'], rule: string, where: string, message: string, why: string, fix: string): void => void findings.push({ origin: 'guide', level, rule, where, message, why, fix });
+  const guide = (level: Finding['level'], rule: string, where: string, message: string, why: string, fix: string, path?: string): void =>
+    void findings.push({ origin: 'guide', level, rule, where, ...(path === undefined ? {} : { path }), message, why, fix });
   const oldVersions = oldCrd.spec?.versions ?? [];
   const newVersions = newCrd.spec?.versions ?? [];
   const newByName = new Map(newVersions.map((v) => [v.name, v]));
@@ -201,7 +204,7 @@ export function diffCrd(oldCrd: Crd, newCrd: Crd): Finding[] {
       if (!before.has(parent)) continue; // inside a field that is new itself: reported at its top
       const s = flat.get(p)!;
       if (s.default !== undefined || flat.get(parent)?.['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-preserve-unknown-fields'] === true) continue;
-      guide('warning', 'new-field-without-default', nv.name, `new field ${displayPath(p)} has no default`, 'objects stored before the upgrade read back without it, so the controller sees it unset on every existing object', 'give it a default (+kubebuilder:default), or treat its absence as the old behaviour');
+      guide('warning', 'new-field-without-default', nv.name, 'new field without a default', 'objects stored before the upgrade read back without it, so the controller sees it unset on every existing object', 'give it a default (+kubebuilder:default), or treat its absence as the old behaviour', p);
     }
   }
   return findings;

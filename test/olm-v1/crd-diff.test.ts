@@ -1,12 +1,12 @@
 // `opgen crd diff` side by side with operator-controller's CRD upgrade-safety preflight (its
 // crdupgradesafety package, run by our oracle main on an "installed" old CRD and a release manifest
 // holding the new one): the same verdict on every case and the same (version, field path, rule) findings.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { diffCrd, type Crd } from '../../src/crd-upgrade/diff.js';
-import { opgen, snapshot, tempDir } from '../olm/helpers.js';
+import { opgen, opgenOk, scaffoldTutorial, snapshot, tempDir } from '../olm/helpers.js';
 import { olmV1Oracle, oracleBinary, tally } from './oracle.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -239,4 +239,33 @@ describe('crd diff against operator-controller v1.5.1\'s crdupgradesafety prefli
     expect(bad.stderr).toMatch(/^bad\.yaml:\d+:\d+: error: not valid YAML: .+ \(fix the YAML\)\n$/);
     expect(readFileSync(join(dir, 'bad.yaml'), 'utf8')).toBe('kind: [\n');
   });
+});
+
+describe('crd diff on the tutorial operator\'s API as it evolves', () => {
+  it('finds what the preflight finds between the released CRD and the regenerated one', async () => {
+    const project = await scaffoldTutorial(join(root.dir));
+    cpSync(join(project, 'config/crd/bases'), join(project, 'released'), { recursive: true });
+    const types = join(project, 'src/api/v1alpha1/memcached-types.ts');
+    const source = readFileSync(types, 'utf8');
+    const edited = source
+      .replace('+kubebuilder:validation:Maximum=3', '+kubebuilder:validation:Maximum=2')
+      .replace('  /** image overrides the memcached image. */\n  image?: string;\n', '  /** tier of the memcached service. */\n  tier?: string;\n');
+    expect(edited).not.toBe(source);
+    writeFileSync(types, edited);
+    await opgenOk(project, 'generate');
+
+    const r = await opgen(project, 'crd', 'diff', 'released', 'config/crd/bases');
+    expect(r.code).toBe(1);
+    const file = 'config/crd/bases/cache.example.com_memcacheds.yaml';
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.map((l) => / \[([a-z]+ [A-Za-z-]+)\]$/.exec(l)?.[1]).sort()).toEqual(['preflight existingFieldRemoval', 'preflight maximum', 'preflight type']);
+    expect(lines.find((l) => l.endsWith('[preflight maximum]'))).toMatch(new RegExp(`^${file.replaceAll('.', '\\.')}:\\d+:\\d+: error: memcacheds\\.cache\\.example\\.com v1alpha1 spec\\.size: maximum lowered from 3 to 2; `));
+    expect(r.stdout).toMatch(/^config\/crd\/bases\/cache\.example\.com_memcacheds\.yaml:\d+:\d+: warning: memcacheds\.cache\.example\.com v1alpha1 spec\.tier: new field without a default; .+ \[guide new-field-without-default\]\n1 CRD compared: 3 errors, 1 warning\n$/);
+
+    const oracle = olmV1Oracle('crd', join(project, 'released/cache.example.com_memcacheds.yaml'), join(project, file));
+    const ours = diffCrd(parse(readFileSync(join(project, 'released/cache.example.com_memcacheds.yaml'), 'utf8')) as Crd, parse(readFileSync(join(project, file), 'utf8')) as Crd);
+    expect(new Set(ours.filter((f) => f.origin === 'preflight').map(key))).toEqual(new Set((oracle.findings ?? []).map(key)));
+    // eslint-disable-next-line no-console
+    console.log(r.stderr + r.stdout);
+  }, 600_000);
 });
