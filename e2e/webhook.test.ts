@@ -48,7 +48,8 @@ describe('webhooks end to end (packed tarballs)', () => {
     const steps = [
       ['init', '--domain', 'example.com', '--skip-install'],
       ['create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached'],
-      ['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false'],
+      // A second version of a kind with a controller: resource only, without --controller=false.
+      ['create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached'],
       ['create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1'],
     ];
     for (const args of steps) {
@@ -129,13 +130,15 @@ describe('webhooks end to end (packed tarballs)', () => {
     expect(container?.args).toEqual(expect.arrayContaining(['--metrics-bind-address=:8443', '--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs', '--webhook-port=9443']));
   }, STEP);
 
-  it("the generated project's tests pass: controller, defaulting and validating webhooks (envtest), conversion round trip", async () => {
+  it("the generated project's tests pass: controller, defaulting and validating webhooks (envtest), conversion round trips (functions, and through the API server)", async () => {
     expect(process.env.KUBEBUILDER_ASSETS, 'set by test/global-setup.ts').toBeTruthy();
     const r = await run('npx', ['--no-install', 'vitest', 'run'], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
     const out = String(r.all).replace(/\x1b\[[0-9;]*m/g, '');
     expect(r.exitCode, out).toBe(0);
-    for (const file of ['memcached-controller.test.ts', 'memcached-defaulter.test.ts', 'memcached-validator.test.ts', 'memcached-conversion.test.ts']) expect(out).toContain(file);
-    expect(out).toMatch(/Tests\s+5 passed \(5\)/);
+    for (const file of ['memcached-controller.test.ts', 'memcached-defaulter.test.ts', 'memcached-validator.test.ts', 'src/api/v1beta1/memcached-conversion.test.ts', 'src/webhook/v1/memcached-conversion.test.ts']) expect(out).toContain(file);
+    // The scaffolded round trips through the API server (v1beta1 -> v1 -> v1beta1 and back) ran and passed.
+    expect(out).toMatch(/src\/webhook\/v1\/memcached-conversion\.test\.ts \(2 tests\)/);
+    expect(out).toMatch(/Tests\s+7 passed \(7\)/);
   }, STEP);
 
   it('the built manager serves its webhooks to a real API server: defaults, denies, converts v1beta1 ⇄ v1', async () => {

@@ -96,11 +96,26 @@ export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions)
   ctx.out(`${storage.version} stays the storage version (+kubebuilder:storageversion on ${kind} in ${storage.path}) until you move it; the CRD now serves ${[...others.map((x) => x.version), v].join(' and ')}.`);
   ctx.out(`Next: fill in the ${v} types and generate the manifests (CRDs, RBAC) with:`);
   ctx.out('$ npm run manifests');
-  ctx.out(`When ${v} is ready, make it the hub and storage version, converting ${others.map((x) => x.version).join(', ')} through it, with:`);
-  ctx.out(`$ npx opgen create webhook --group ${group} --version ${v} --kind ${kind} --conversion --spoke ${others.map((x) => x.version).join(',')}`);
-  if (controllerAt) ctx.out(`then move the controller to the hub: import ${kind} from '${version.hubImport}' in ${controllerAt.file} and its test.`);
+  if (versionPriority(v) > versionPriority(storage.version)) {
+    ctx.out(`When ${v} is ready, make it the hub and storage version, converting ${others.map((x) => x.version).join(', ')} through it, with:`);
+    ctx.out(`$ npx opgen create webhook --group ${group} --version ${v} --kind ${kind} --conversion --spoke ${others.map((x) => x.version).join(',')}`);
+    if (controllerAt) ctx.out(`then move the controller to the hub: import ${kind} from '${version.hubImport}' in ${controllerAt.file} and its test.`);
+  } else {
+    // An older version added beside a newer one: the newer stays the hub.
+    const spokes = [...others.filter((x) => x.version !== storage.version).map((x) => x.version), v];
+    ctx.out(`To convert ${spokes.join(', ')} through the hub ${storage.version}, run:`);
+    ctx.out(`$ npx opgen create webhook --group ${group} --version ${storage.version} --kind ${kind} --conversion --spoke ${spokes.join(',')}`);
+  }
   ctx.out('The whole migration, stored objects included: docs/versions.md');
   return 0;
+}
+
+/** Kubernetes' version order (v1 > v1beta2 > v1beta1 > v1alpha1 > other names), as a number to compare. */
+function versionPriority(version: string): number {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(version);
+  if (!m) return 0;
+  const stage = m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1;
+  return stage * 1e8 + Number(m[1]) * 1e4 + Number(m[3] ?? 0);
 }
 
 /** A new version of a kind the project already has in other versions. */

@@ -102,6 +102,15 @@ describe('printed next steps work as printed', () => {
     expect(read('src/api/v1/backup-types.ts').split('+kubebuilder:storageversion')).toHaveLength(2);
   });
 
+  it('an older version added beside a newer one: the newer stays the hub, and that hint works too', async () => {
+    expect((await opgen(dir, 'init', '--domain', 'example.com', '--skip-install')).code).toBe(0);
+    await follow(['create', 'api', '--group', 'ops', '--version', 'v1', '--kind', 'Backup']);
+    const r = await follow(['create', 'api', '--group', 'ops', '--version', 'v1beta1', '--kind', 'Backup']);
+    expect(hints(r)).toEqual(['npm run manifests', 'npx opgen create webhook --group ops --version v1 --kind Backup --conversion --spoke v1beta1']);
+    expect(r.stdout).not.toContain('move the controller');
+    expect(crdVersions()).toEqual(['v1:storage', 'v1beta1:served']);
+  });
+
   it('a second version with --controller=false, of a kind without a controller anywhere: same storage rule, no controller line', async () => {
     expect((await opgen(dir, 'init', '--domain', 'example.com', '--skip-install')).code).toBe(0);
     await follow(['create', 'api', '--group', 'ops', '--version', 'v1alpha1', '--kind', 'Backup', '--controller=false']);

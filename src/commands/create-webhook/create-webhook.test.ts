@@ -44,7 +44,7 @@ describe('opgen create webhook', () => {
     for (const f of [
       'src/webhook/v1/memcached-defaulter.ts', 'src/webhook/v1/memcached-defaulter.test.ts',
       'src/webhook/v1/memcached-validator.ts', 'src/webhook/v1/memcached-validator.test.ts',
-      'src/webhook/v1/memcached-conversion.ts',
+      'src/webhook/v1/memcached-conversion.ts', 'src/webhook/v1/memcached-conversion.test.ts',
       'src/api/v1beta1/memcached-conversion.ts', 'src/api/v1beta1/memcached-conversion.test.ts',
       'config/webhook/service.yaml', 'config/certmanager/certificate-webhook.yaml', 'config/certmanager/certificate-metrics.yaml',
       'config/certmanager/issuer.yaml', 'config/default/manager_webhook_patch.yaml', 'config/network-policy/allow-webhook-traffic.yaml',

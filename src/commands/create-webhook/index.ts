@@ -252,7 +252,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
  * Writes each new spoke's conversion module and round-trip test beside its types; returns every spoke
  * (earlier ones included) for the hub's registration module.
  */
-function scaffoldSpokes(project: ProjectConfig, r: Request, t: Target, whDir: string, hubTypesPath: string, base: Record<string, unknown>, tree: Tree, force: boolean): { version: string; conversionName: string; conversionImport: string }[] {
+function scaffoldSpokes(project: ProjectConfig, r: Request, t: Target, whDir: string, hubTypesPath: string, base: Record<string, unknown>, tree: Tree, force: boolean): { version: string; conversionName: string; conversionImport: string; typesImport: string; alias: string }[] {
   const versions = [...new Set([...(t.existing?.webhooks?.spoke ?? []), ...r.spokes])];
   const kindFile = kebab(r.kind);
   return versions.map((version) => {
@@ -264,7 +264,11 @@ function scaffoldSpokes(project: ProjectConfig, r: Request, t: Target, whDir: st
       const data = { ...base, spokeVersion: version, conversionName, hubTypesImport: importPath(dir, hubTypesPath) };
       renderTemplates(tree, 'webhook/spoke', { data, placeholders: { spokeDir: dir, kindFile }, force });
     }
-    return { version, conversionName, conversionImport: importPath(whDir, `${dir}/${kindFile}-conversion.ts`) };
+    return {
+      version, conversionName, conversionImport: importPath(whDir, `${dir}/${kindFile}-conversion.ts`),
+      // For the hub's round-trip test through the API server: the spoke's kind under another name.
+      typesImport: importPath(whDir, typesPath), alias: `${r.kind}${pascal(version)}`,
+    };
   });
 }
 
