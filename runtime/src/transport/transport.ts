@@ -178,11 +178,12 @@ export class Transport {
     try {
       return await attempt();
     } catch (err) {
-      // The server may close an idle keep-alive connection just as we reuse it, and the request
-      // then never reached it: send it once more on a fresh connection (Node's documented remedy).
-      // Not for POST, where a create that did get through must not be repeated (generateName).
+      // The server may close an idle keep-alive connection just as we reuse it, and the request then
+      // never reached it: send it once more on a fresh connection (Node's documented remedy). But the
+      // reset may as well have come after the server read the request and acted on it, so only a
+      // request that does no harm twice is sent again (see replayable); any other gets the error.
       const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (e.reusedSocket && e.code === 'ECONNRESET' && method !== 'POST' && !opts.signal?.aborted) return await attempt();
+      if (e.reusedSocket && e.code === 'ECONNRESET' && replayable(method, opts) && !opts.signal?.aborted) return await attempt();
       throw err;
     }
   }
@@ -233,6 +234,30 @@ export class Transport {
   destroy(): void {
     this.agents.destroy();
   }
+}
+
+/**
+ * Whether a request that may have reached the server can be sent again without a second effect:
+ * reads (GET covers get, list and watch; HEAD), server-side apply (the same apply twice is the same
+ * object), and writes with a resourceVersion precondition (a second one that lands after the first
+ * fails with 409 Conflict, which the caller handles by reading again). Not a create (POST), nor an
+ * update, patch or delete without a precondition: done twice, a JSON patch appends twice, a delete
+ * answers NotFound for a delete that succeeded, and a plain update overwrites what happened between.
+ */
+function replayable(method: string, opts: RequestOptions): boolean {
+  if (method === 'GET' || method === 'HEAD') return true;
+  if (method === 'PATCH' && opts.contentType === 'application/apply-patch+yaml') return true;
+  const body = opts.body;
+  // A JSON patch that tests the resourceVersion first.
+  if (method === 'PATCH' && Array.isArray(body)) return body.some((op) => isRecord(op) && op.op === 'test' && op.path === '/metadata/resourceVersion');
+  if (!isRecord(body)) return false;
+  if (method === 'PUT' || method === 'PATCH') return isRecord(body.metadata) && Boolean(body.metadata.resourceVersion);
+  if (method === 'DELETE') return isRecord(body.preconditions) && Boolean(body.preconditions.resourceVersion);
+  return false;
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 /**
