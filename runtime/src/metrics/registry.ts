@@ -73,6 +73,11 @@ abstract class Metric<L extends string, S> {
     return s.state;
   }
 
+  /** Drops the series of these label values (an object that is gone); a bound handle to it stops counting. */
+  remove(labels: Labels<L>): void {
+    this.series.delete(this.labelNames.map((l) => labels[l] ?? '').join('\u0000'));
+  }
+
   /** This family in the text format: HELP, TYPE, then every series in the order it was created. */
   expose(): string {
     const lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`];
