@@ -5,6 +5,8 @@ import type { Cache } from '../cache/cache.js';
 import { getControllerOf, groupOf } from '../helpers/owner-references.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
+import { instrumentReconciler } from '../tracing/instrument.js';
+import type { Tracer } from '../tracing/tracer.js';
 import type { Reconciler, Request } from '../reconcile/index.js';
 import { LowPriority } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
@@ -16,6 +18,8 @@ export interface ControllerHost {
   readonly cache: Cache;
   readonly log: Logger;
   readonly metrics?: RuntimeMetrics;
+  /** Spans for reconciles and their API calls; undefined when tracing is off. */
+  readonly tracer?: Tracer;
   readonly hardStop?: AbortSignal;
   /** The namespaces the manager's cache watches; undefined = all. */
   readonly watchedNamespaces?: readonly string[];
@@ -118,7 +122,10 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     const o = { ...this.host.controllerDefaults, ...this.options };
     const controller: Controller = new Controller({
       name,
-      reconciler,
+      // Its span and per-controller series (active workers, panics, terminal errors, duration by kind).
+      reconciler: instrumentReconciler(reconciler, {
+        controller: name, kind: this.forKind, maxConcurrentReconciles: Math.max(1, o.maxConcurrentReconciles ?? 1), metrics: this.host.metrics, tracer: this.host.tracer,
+      }),
       sources,
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       rateLimiter: o.rateLimiter,

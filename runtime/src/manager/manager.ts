@@ -20,6 +20,8 @@ import { startProbeServer, type Check } from '../healthz/index.js';
 import { LeaderElector } from '../leaderelection/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
+import { Observability } from '../metrics/observability.js';
+import type { Tracer } from '../tracing/tracer.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { defaultServiceAccountDir } from '../kubeconfig/index.js';
 import { WebhookServer } from '../webhook/server.js';
@@ -71,6 +73,10 @@ export interface ManagerOptions {
   logger?: Logger;
   /** Inject a metrics registry (e.g. to share one); default a fresh one. */
   metrics?: RuntimeMetrics;
+  /**
+   * Spans of reconciles and their API calls (docs/observability.md); null or unset: none.
+   */
+  tracer?: Tracer | null;
   /**
    * Applied to every object before the cache stores it. Default stripManagedFields: reads from the
    * cache (manager.client) then come without metadata.managedFields, which are often the largest part
@@ -146,6 +152,8 @@ class ControllerManager implements Manager, ControllerHost {
   readonly metrics: RuntimeMetrics;
   readonly webhookServer: WebhookServer;
   readonly ports: { metrics?: number; healthProbe?: number; webhook?: number } = {};
+  readonly tracer?: Tracer;
+  private readonly observability: Observability;
   private readonly transport: Transport;
   private readonly api: ApiClient;
   private readonly hardStopController = new AbortController();
@@ -163,9 +171,11 @@ class ControllerManager implements Manager, ControllerHost {
   ) {
     this.log = opts.logger ?? createLogger();
     this.metrics = opts.metrics ?? new RuntimeMetrics();
+    this.observability = new Observability({ metrics: this.metrics, log: this.log, tracer: opts.tracer });
+    this.tracer = this.observability.tracer;
     // The hard stop fences every request of the manager's client, cache and event recorder: aborted
     // in flight, refused afterwards.
-    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.hardStopController.signal });
+    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.hardStopController.signal, observer: this.observability.requestObserver });
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
     this.cache = new Cache(this.transport, {
       namespaces: opts.namespaces,
@@ -175,7 +185,7 @@ class ControllerManager implements Manager, ControllerHost {
     });
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
-    this.webhookServer = new WebhookServer(webhookServerOptions(opts.webhook, this.log.child({ logger: 'webhook' })));
+    this.webhookServer = new WebhookServer({ ...webhookServerOptions(opts.webhook, this.log.child({ logger: 'webhook' })), metrics: this.metrics });
   }
 
   get watchedNamespaces(): readonly string[] | undefined {
@@ -196,7 +206,7 @@ class ControllerManager implements Manager, ControllerHost {
   }
 
   eventRecorder(name: string): EventRecorder {
-    return createEventRecorder({
+    return this.observability.recorder({
       name,
       writer: this.api,
       log: this.log.child({ logger: 'events' }),
@@ -275,6 +285,7 @@ class ControllerManager implements Manager, ControllerHost {
         this.ports.webhook = await startManagerWebhooks(this.webhookServer, this.opts.webhook, this.transport, serversStop.signal, log.child({ logger: 'webhook' }));
       }
 
+      this.observability.started();
       const watched = this.watchedNamespaces;
       log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
       cacheDone = this.cache.start(cacheStop.signal);
@@ -307,6 +318,7 @@ class ControllerManager implements Manager, ControllerHost {
           retryPeriodMs: this.opts.retryPeriodMs,
           log: log.child({ logger: 'leader-election' }),
         });
+        this.observability.leading(this.opts.leaderElectionID!, false);
         log.info('waiting for leader election', { lease: `${namespace}/${this.opts.leaderElectionID}` });
         electionDone = elector.run(
           electionStop.signal,
@@ -314,6 +326,7 @@ class ControllerManager implements Manager, ControllerHost {
             if (stop.signal.aborted) return;
             log.info('became leader; starting controllers', { lease: `${namespace}/${this.opts.leaderElectionID}` });
             leading = true;
+            this.observability.leading(this.opts.leaderElectionID!, true);
             for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
           },
           // Hand the lease over only when nothing we started can still be writing.
@@ -323,6 +336,7 @@ class ControllerManager implements Manager, ControllerHost {
             if (!lost) return;
             // Someone else may lead already: stop every write now, not after a graceful drain.
             leadershipLost = true;
+            this.observability.leading(this.opts.leaderElectionID!, false);
             this.hardStopController.abort(new Error('leader election lost'));
             failure ??= new Error('leader election lost');
             stop.abort();
@@ -357,9 +371,11 @@ class ControllerManager implements Manager, ControllerHost {
       await electionDone;
       cacheStop.abort();
       await cacheDone;
+      this.observability.flushRecorders();
       await settleWithin([...this.pendingEvents], 5_000);
       serversStop.abort();
       this.transport.destroy();
+      await this.observability.stopped();
       log.info('stopped');
     }
     if (failure) throw failure;

@@ -11,6 +11,7 @@ import { setTimer, type Timer } from '../internal/timers/index.js';
 import { toApiError } from './api-error.js';
 import { AgentPool } from './agent-pool.js';
 import { proxyForCluster } from './proxy-env.js';
+import type { RequestObserver } from '../tracing/instrument.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -35,6 +36,8 @@ export interface TransportOptions {
   requestTimeoutMs?: number;
   /** Once aborted, requests in flight are aborted and new ones fail at once (the manager's hard stop). */
   stop?: AbortSignal;
+  /** Told about every request (rest_client_requests_total, client spans, traceparent). */
+  observer?: RequestObserver;
 }
 
 /** The default deadline of a non-watch request. */
@@ -72,6 +75,7 @@ export class Transport {
   private readonly agents = new AgentPool();
   private readonly timeoutMs: number;
   private readonly stop?: AbortSignal;
+  private readonly observer?: RequestObserver;
 
   constructor(
     readonly kubeConfig: KubeConfigLike,
@@ -79,6 +83,7 @@ export class Transport {
   ) {
     this.timeoutMs = opts.requestTimeoutMs ?? defaultRequestTimeoutMs;
     this.stop = opts.stop;
+    this.observer = opts.observer;
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -168,6 +173,8 @@ export class Transport {
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = Buffer.byteLength(payload);
     }
+    const observation = this.observer?.begin(method, url);
+    if (observation?.headers) Object.assign(headers, observation.headers);
     const lib = url.protocol === 'http:' ? http : https;
     const attempt = () =>
       new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -175,15 +182,26 @@ export class Transport {
         req.on('error', (err: NodeJS.ErrnoException) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
         req.end(payload);
       });
+    const retried = async () => {
+      try {
+        return await attempt();
+      } catch (err) {
+        // The server may close an idle keep-alive connection just as we reuse it, and the request then
+        // never reached it: send it once more on a fresh connection (Node's documented remedy). But the
+        // reset may as well have come after the server read the request and acted on it, so only a
+        // request that does no harm twice is sent again (see replayable); any other gets the error.
+        const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
+        if (e.reusedSocket && e.code === 'ECONNRESET' && replayable(method, opts) && !opts.signal?.aborted) return await attempt();
+        throw err;
+      }
+    };
+    if (!observation) return retried();
     try {
-      return await attempt();
+      const res = await retried();
+      observation.end(res.statusCode);
+      return res;
     } catch (err) {
-      // The server may close an idle keep-alive connection just as we reuse it, and the request then
-      // never reached it: send it once more on a fresh connection (Node's documented remedy). But the
-      // reset may as well have come after the server read the request and acted on it, so only a
-      // request that does no harm twice is sent again (see replayable); any other gets the error.
-      const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (e.reusedSocket && e.code === 'ECONNRESET' && replayable(method, opts) && !opts.signal?.aborted) return await attempt();
+      observation.end(undefined);
       throw err;
     }
   }

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { CertWatcher, selfSignedCertificate } from '../internal/serving/cert-watcher.js';
 import { bindAddressOf, serveUntilAborted, type CertificateSource } from '../internal/serving/http-server.js';
 import { createLogger, type Logger } from '../log/index.js';
+import type { RuntimeMetrics, WebhookMetrics } from '../metrics/index.js';
+import { isPanic } from '../tracing/instrument.js';
 import type { Runnable } from '../manager/manager.js';
 import { refusedReview, review } from './admission.js';
 import { conversionKey, convertReview, failedConversion } from './conversion.js';
@@ -39,12 +41,15 @@ export interface WebhookServerOptions {
   /** How often the certificate files are polled besides the file watch; default 10 s. */
   certPollIntervalMs?: number;
   logger?: Logger;
+  /** controller_runtime_webhook_* and certwatcher_* series (the manager passes its own). */
+  metrics?: RuntimeMetrics;
 }
 
 export class WebhookServer implements Runnable {
   readonly needLeaderElection = false;
   private readonly admission = new Map<string, AdmissionHandler>();
   private readonly conversions = new Map<string, Conversion>();
+  private readonly metricsByPath = new Map<string, WebhookMetrics>();
   private readonly log: Logger;
   private listeningPort?: Promise<number>;
   private resolvePort?: (port: number) => void;
@@ -64,6 +69,7 @@ export class WebhookServer implements Runnable {
     if (path === '/convert') throw new Error(`webhook path '/convert' is reserved for conversion`);
     if (this.admission.has(path)) throw new Error(`a webhook is already registered at '${path}'`);
     this.admission.set(path, handler);
+    this.observe(path);
   }
 
   /** Converts `kind` of `group` at /convert (the hub-and-spoke conversions of one kind). */
@@ -72,6 +78,7 @@ export class WebhookServer implements Runnable {
     if (this.conversions.has(key)) throw new Error(`a conversion is already registered for ${key}`);
     if (conversion.spokes[conversion.hub]) throw new Error(`${key}: the hub version ${conversion.hub} cannot also be a spoke`);
     this.conversions.set(key, conversion);
+    this.observe('/convert');
   }
 
   /** Paths served (admission paths, plus /convert when a conversion is registered). */
@@ -135,9 +142,14 @@ export class WebhookServer implements Runnable {
       certName,
       keyName: this.options.keyName,
       pollIntervalMs: this.options.certPollIntervalMs,
-      onReload: () => this.log.info('serving certificate reloaded', { certDir: dir }),
-      onError: (err) => this.log.debug('serving certificate not reloaded (retrying)', { certDir: dir, error: err.message }),
+      onReload: () => {
+        this.options.metrics?.certificateRead(true);
+        this.log.info('serving certificate reloaded', { certDir: dir });
+      },
+      onError: (err) => (this.options.metrics?.certificateRead(false), this.log.debug('serving certificate not reloaded (retrying)', { certDir: dir, error: err.message })),
     });
+    // The first read (the constructor's); reloads are counted as they happen.
+    this.options.metrics?.certificateRead(true);
     watcher.start(signal);
     return watcher;
   }
@@ -148,6 +160,8 @@ export class WebhookServer implements Runnable {
     const converting = path === '/convert' && this.conversions.size > 0;
     // Not a webhook at all: plain HTTP errors.
     if (!handler && !converting) return fail(res, 404, `no webhook is registered at ${path}`);
+    const answered = this.metricsByPath.get(path)?.request();
+    if (answered) res.once('finish', () => answered(res.statusCode));
     if (req.method !== 'POST') return fail(res, 405, `${req.method} is not allowed; the API server POSTs reviews`);
     // A webhook, asked something it cannot answer: a review that refuses (HTTP 200), never an HTTP
     // error, which failurePolicy: Ignore would turn into "admit" (controller-runtime's admission/http.go).
@@ -183,7 +197,26 @@ export class WebhookServer implements Runnable {
     if (r.apiVersion !== 'admission.k8s.io/v1' && r.apiVersion !== 'admission.k8s.io/v1beta1') {
       return refuse(400, `unsupported AdmissionReview apiVersion '${r.apiVersion}'; expected admission.k8s.io/v1`);
     }
-    reply(res, await review(handler!, r, path, this.log));
+    reply(res, await review(this.countingPanics(handler!), r, path, this.log));
+  }
+
+  /** The path's series, created at registration (controller-runtime's InstrumentedHook). */
+  private observe(path: string): void {
+    if (this.options.metrics && !this.metricsByPath.has(path)) this.metricsByPath.set(path, this.options.metrics.webhook(path));
+  }
+
+  /** `handler`, counting in controller_runtime_webhook_panics_total what would have been a panic in Go (see isPanic). */
+  private countingPanics(handler: AdmissionHandler): AdmissionHandler {
+    const metrics = this.options.metrics;
+    if (!metrics) return handler;
+    return async (req) => {
+      try {
+        return await handler(req);
+      } catch (err) {
+        if (isPanic(err)) metrics.webhookPanic();
+        throw err;
+      }
+    };
   }
 }
 

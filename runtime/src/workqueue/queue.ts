@@ -101,6 +101,8 @@ export class WorkQueue<K = string> {
   constructor(opts: WorkQueueOptions<K> = {}) {
     this.rateLimiter = opts.rateLimiter ?? defaultControllerRateLimiter<K>();
     this.metrics = opts.metrics;
+    // workqueue_unfinished_work_seconds and _longest_running_processor_seconds are read from it at scrape time.
+    opts.metrics?.processing?.(() => this.startedAt.values());
     this.usePriorities = opts.priorities ?? true;
   }
 
