@@ -251,7 +251,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
         const mapped = typeText(t.type, imports, { pos: t.pos, subject: t.name }, summary);
         decl.type = mapped.text;
         // Typed string constants: the values of a +k8s:enum type, and names a user of the API looks for.
-        if (mapped.text === 'string') decl.constants = (t.constants ?? []).map((c) => ({ name: c.name, value: JSON.stringify(c.value) }));
+        if (mapped.text === 'string') decl.constants = (t.constants ?? []).map((c) => ({ name: c.name, value: tsString(c.value) }));
         if (mapped.format) decl.markers.unshift(`+kubebuilder:validation:${mapped.format}`);
       }
       file.declarations.push(decl);
@@ -374,6 +374,11 @@ function field(
   const mapped = schemaless ? { text: 'unknown' } : typeText(f.type, imports, where, summary);
   if (mapped.format) markers.unshift(`+kubebuilder:validation:${mapped.format}`);
   return { fields: [{ name: propertyName(name), optional: !required, type: mapped.text, ...comments(ignored, markers, f.doc) }] };
+}
+
+/** A single-quoted TypeScript string literal. */
+function tsString(value: string): string {
+  return `'${JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }
 
 function propertyName(name: string): string {

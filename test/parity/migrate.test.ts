@@ -10,14 +10,17 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgen } from '../../src/testdata/cli.js';
-import { controllerGen, filesIn, repoRoot } from './harness.js';
+import { controllerGen, filesIn, goRoot, repoRoot, warmUp } from './harness.js';
 
 // Outside any test timeout: a cold cache downloads the modules (seconds) and controller-gen (a minute).
 const apisRoot = ciTool('OPGEN_MIGRATE_APIS', 'migrate-apis.sh');
 const cg = controllerGen();
+warmUp(); // the edge-case fixture's module (test/parity/go) and its k8s.io modules
 
 interface Api {
   name: string;
+  /** The module's folder (default: <OPGEN_MIGRATE_APIS>/<name>). */
+  dir?: string;
   packages: string[];
   crds: string[];
   /** A marker of the API that controller-gen ignores (migrate must list it). */
@@ -26,6 +29,14 @@ interface Api {
 }
 
 const apis: Api[] = [
+  {
+    name: 'edge cases',
+    dir: goRoot,
+    packages: ['./migrate/v1'],
+    crds: ['edges.parity.opgen.dev_edges.yaml'],
+    ignored: '+kubebuilder:object:root=true (not a kind: it does not embed TypeMeta and ObjectMeta): migrate/v1/types.go:',
+    covers: 'test/parity/go/migrate: marker blocks, typos, a kind without object:root, integer kinds, []byte, a dependency package\'s Optional',
+  },
   {
     name: 'prometheus-operator',
     packages: ['./v1', './v1alpha1', './v1beta1'],
@@ -63,9 +74,9 @@ function withoutVersionLine(text: string): string {
 
 const migrated: string[] = [];
 
-describe.each(apis)('$name: $covers', ({ name, packages, crds, ignored }) => {
-  const dir = join(apisRoot, name);
-  const work = mkdtempSync(join(tmpdir(), `opgen-migrate-${name}-`));
+describe.each(apis)('$name: $covers', ({ name, dir: moduleDir, packages, crds, ignored }) => {
+  const dir = moduleDir ?? join(apisRoot, name);
+  const work = mkdtempSync(join(tmpdir(), `opgen-migrate-${name.replace(/ /g, '-')}-`));
   const ts = join(work, 'ts');
   const ours = join(work, 'opgen');
   const theirs = join(work, 'controller-gen');
@@ -92,7 +103,7 @@ describe.each(apis)('$name: $covers', ({ name, packages, crds, ignored }) => {
   it('opgen migrate api exits 0 and lists what controller-gen ignores', () => {
     expect(migrate.stderr).toBe('');
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toMatch(/^migrated \d+ Go packages \(\d+ types, \d+ kinds: .*\) into /m);
+    expect(migrate.stdout).toMatch(/^migrated \d+ Go packages? \(\d+ types, \d+ kinds?: .*\) into /m);
     expect(migrate.stdout).toContain(ignored);
   });
 
@@ -108,6 +119,25 @@ describe.each(apis)('$name: $covers', ({ name, packages, crds, ignored }) => {
     // toBe on multi-megabyte strings prints them whole; compare line counts first for a readable failure.
     expect(a.split('\n').length).toBe(b.split('\n').length);
     expect(a === b, 'the CRD differs from controller-gen\'s').toBe(true);
+  });
+});
+
+describe('the edge cases as TypeScript', () => {
+  const file = (): string => readFileSync(join(migrated[0]!, 'v1', 'types.ts'), 'utf8');
+
+  it('keeps what controller-gen ignores as a plain comment, not a marker', () => {
+    expect(file()).toContain('  // controller-gen ignores: +optional.\n');
+    expect(file()).not.toMatch(/^\s*\/\/ \+optional\.$/m);
+  });
+
+  it('marks the kind controller-gen finds by its embedding, and declares it with the CRD\'s plural and scope', () => {
+    expect(file()).toMatch(/\/\/ \+kubebuilder:object:root=true\n(\/\/ .*\n)*\/\*\*\n \* Edge has no/);
+    expect(file()).toContain("export const Edge = GroupVersion.kind<Edge>('Edge', { plural: 'edges', namespaced: false });");
+  });
+
+  it('writes the +k8s:enum constants and a doc holding a star-slash as line comments', () => {
+    expect(file()).toContain("export const PhaseRunning: Phase = 'Running';");
+    expect(file()).toContain('  // Cron runs on */5 * * * * (a JSDoc block would end at the star and slash).\n  cron?: string;');
   });
 });
 
