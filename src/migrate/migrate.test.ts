@@ -1,0 +1,108 @@
+// `opgen migrate api` on bad input: one line naming the folder, file:line:col or flag and the fix, exit 1,
+// and nothing written. (What a good migration writes is proven against controller-gen in
+// test/parity/migrate.test.ts.)
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { opgen } from '../testdata/cli.js';
+import { tempDir } from '../testdata/files.js';
+
+/** A Go module with one package, `api/v1`, holding `source` (standard library only: no download). */
+const cleanups: (() => void)[] = [];
+afterAll(() => {
+  for (const c of cleanups) c();
+});
+
+function goModule(source: string): string {
+  const { dir, cleanup } = tempDir('opgen-migrate-');
+  cleanups.push(cleanup);
+  writeFileSync(join(dir, 'go.mod'), 'module example.com/widgets\n\ngo 1.22\n');
+  mkdirSync(join(dir, 'api', 'v1'), { recursive: true });
+  writeFileSync(join(dir, 'api', 'v1', 'types.go'), source);
+  return dir;
+}
+
+const API = `// +groupName=widgets.example.com
+package v1
+
+// WidgetSpec is what a widget should be.
+type WidgetSpec struct {
+	// Size of the widget.
+	// +kubebuilder:validation:Minimum=1
+	Size int32 \`json:"size"\`
+}
+`;
+
+const savedPath = process.env.PATH;
+afterEach(() => {
+  process.env.PATH = savedPath;
+});
+
+describe('opgen migrate api refuses bad input in one line and writes nothing', () => {
+  it('a folder that does not exist', async () => {
+    const dir = goModule(API);
+    const r = await opgen(dir, 'migrate', 'api', './api/v2', '--output', 'out');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('migrate api: error: ./api/v2 is not a folder (pass the folder of a Go API package, e.g. ./api/v1)\n');
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('no --output', async () => {
+    const dir = goModule(API);
+    const r = await opgen(dir, 'migrate', 'api', './api/v1');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^--output: error: --output is required \(.*\)\n$/);
+  });
+
+  it('a package without +groupName', async () => {
+    const dir = goModule(API.replace('// +groupName=widgets.example.com\n', ''));
+    const r = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^\.\/api\/v1: error: \.\/api\/v1 \(package v1\) has no \+groupName marker, so controller-gen makes no CRD of it \(.*groupName=<group>\)\n$/);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('Go source that does not parse: its file:line:col', async () => {
+    const dir = goModule(API.replace('Size int32', 'Size int32 int32'));
+    const r = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^migrate api: error: reading the Go packages failed: .*api\/v1\/types\.go:8:13: .*\(run `go build \.\/\.\.\.` in the module.*\)\n$/);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('no go on PATH: how to get it', async () => {
+    const dir = goModule(API);
+    process.env.PATH = join(dir, 'no-bin');
+    const r = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'migrate api: error: go is not installed (or not on PATH) (install Go (https://go.dev/dl/, the version your go.mod names): migrate reads your API with the Go toolchain, as controller-gen does)\n',
+    );
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('files migrated before are not overwritten without --force; --dry-run writes nothing', async () => {
+    const dir = goModule(API);
+    const first = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toContain('CREATE v1/types.ts');
+    const file = join(dir, 'out', 'v1', 'types.ts');
+    expect(readFileSync(file, 'utf8')).toContain('  // +kubebuilder:validation:Minimum=1\n  /**\n   * Size of the widget.\n   */\n  size: int32;\n');
+    writeFileSync(file, '// edited\n');
+    const before = statSync(file).mtimeMs;
+
+    const again = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('v1/types.ts: error: v1/types.ts already exists and would be overwritten (pass --force to overwrite it)\n');
+    expect(readFileSync(file, 'utf8')).toBe('// edited\n');
+
+    const dry = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out', '--force', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('UPDATE v1/types.ts');
+    expect(statSync(file).mtimeMs).toBe(before);
+
+    const forced = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out', '--force');
+    expect(forced.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('size: int32;');
+  });
+});
