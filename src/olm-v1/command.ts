@@ -34,9 +34,10 @@ export async function validateOlmV1Command(ctx: CommandContext, o: OlmV1Validate
     installNamespace: o.installNamespace,
     webhookProvider: o.webhookProvider as WebhookProvider | undefined,
   });
-  for (const p of v1) ctx.err(`${formatProblem(p)} [olm-v1 ${p.check}]`);
-  const errors = base.filter((p) => p.level === 'error').length + v1.length;
-  const warnings = base.length - base.filter((p) => p.level === 'error').length;
+  for (const p of v1) (p.level === 'error' ? ctx.err : ctx.out)(`${formatProblem(p)} [olm-v1 ${p.check}]`);
+  const all = [...base, ...v1];
+  const errors = all.filter((p) => p.level === 'error').length;
+  const warnings = all.length - errors;
   if (errors === 0) ctx.out(`${o.dir}: bundle is valid and installable by OLM v1${warnings > 0 ? ` (${warnings} warning${warnings > 1 ? 's' : ''})` : ''}`);
   return errors > 0 ? 1 : 0;
 }

@@ -40,6 +40,7 @@ export type OlmV1Check =
   | 'conversion-crd-not-owned'
   | 'conversion-preserve-unknown-fields'
   | 'install-mode'
+  | 'watch-namespace-ignored'
   | 'unsupported-kind';
 
 export interface OlmV1Problem extends Problem {
@@ -61,7 +62,7 @@ interface Csv {
   metadata?: { name?: string; annotations?: Record<string, string> };
   spec?: {
     installModes?: { type?: string; supported?: boolean }[];
-    install?: { spec?: { deployments?: { name?: string }[] } };
+    install?: { spec?: { deployments?: { name?: string; spec?: { template?: { spec?: { containers?: { name?: string; env?: { name?: string; valueFrom?: { fieldRef?: { fieldPath?: string } } }[] }[] } } } }[] } };
     customresourcedefinitions?: { owned?: { name?: string }[]; required?: { name?: string; version?: string; kind?: string }[] };
     apiservicedefinitions?: { owned?: { name?: string; group?: string; version?: string; kind?: string }[]; required?: { group?: string; version?: string; kind?: string }[] };
     webhookdefinitions?: { type?: string; generateName?: string; deploymentName?: string; conversionCRDs?: string[] }[];
@@ -216,6 +217,22 @@ export async function lintOlmV1(cwd: string, dir: string, o: OlmV1Options = {}):
     const needed = o.installNamespace === undefined ? ['OwnNamespace', 'SingleNamespace'] : [watch === o.installNamespace ? 'OwnNamespace' : 'SingleNamespace'];
     const ok = needed.some((m) => supported.has(m));
     if (!ok) add('install-mode', csvFile, 'spec.installModes', `watchNamespace '${watch}' needs ${needed.join(' or ')} (supported: ${modes})`, `mark ${needed.join(' or ')} supported, or install without a watchNamespace`);
+    // opgen's own (operator-controller installs it): OLM v1 passes the watchNamespace to the operator only as
+    // the pod annotation olm.targetNamespaces, so a manager reading WATCH_NAMESPACE from its own namespace
+    // watches the install namespace instead.
+    if (watch !== o.installNamespace) {
+      for (const [i, d] of deployments.entries()) {
+        for (const [j, c] of (d.spec?.template?.spec?.containers ?? []).entries()) {
+          const k = (c.env ?? []).findIndex((e) => e.name === 'WATCH_NAMESPACE' && e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace');
+          if (k < 0) continue;
+          problems.push({
+            level: 'warning', check: 'watch-namespace-ignored', file: csvFile, field: `spec.install.spec.deployments[${i}].spec.template.spec.containers[${j}].env[${k}]`,
+            message: `container ${c.name ?? ''} takes WATCH_NAMESPACE from its own namespace, so it would watch the install namespace, not '${watch}'`,
+            fix: "take it from fieldPath: metadata.annotations['olm.targetNamespaces'] in config/manager, which OLM v1 sets to the watchNamespace",
+          });
+        }
+      }
+    }
   }
 
   // Rendering: conversion CRDs must let the API server call the webhook; other objects must be of kinds OLM installs.

@@ -19,6 +19,8 @@ interface Case {
   flags?: { watch?: string; install?: string; webhooks?: 'cert-manager' | 'openshift-serviceca' };
   /** 'pass', or the check opgen must report (operator-controller must refuse too). */
   expect: 'pass' | OlmV1Check;
+  /** A warning of opgen's own it must print (operator-controller has no such rule). */
+  warning?: OlmV1Check;
 }
 
 // The operator-controller message each opgen check corresponds to.
@@ -40,6 +42,7 @@ const ORACLE_MESSAGES: Record<OlmV1Check, RegExp> = {
   'conversion-preserve-unknown-fields': /preserveUnknownFields set to false/,
   'install-mode': /do not support|target namespace/,
   'unsupported-kind': /bundle contains unsupported resource/,
+  'watch-namespace-ignored': /^$/, // opgen's own warning
 };
 
 const CSV = 'manifests/memcached-operator.clusterserviceversion.yaml';
@@ -89,6 +92,26 @@ const cases: Case[] = [
   { name: 'OwnNamespace only, watchNamespace elsewhere', change: (b) => b.modes('OwnNamespace'), flags: { watch: 'tenant-a', install: 'operators' }, expect: 'install-mode' },
   { name: 'SingleNamespace only, watchNamespace elsewhere', change: (b) => b.modes('SingleNamespace'), flags: { watch: 'tenant-a', install: 'operators' }, expect: 'pass' },
   { name: 'SingleNamespace only, watchNamespace = install namespace', change: (b) => b.modes('SingleNamespace'), flags: { watch: 'operators', install: 'operators' }, expect: 'install-mode' },
+  {
+    // opgen's own warning; operator-controller installs it (and the operator then watches the wrong namespace).
+    name: 'SingleNamespace, manager reads WATCH_NAMESPACE from its own namespace',
+    change: (b) => {
+      b.modes('SingleNamespace');
+      b.csv((c) => void (c.spec.install.spec.deployments[0].spec.template.spec.containers[0].env = [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]));
+    },
+    flags: { watch: 'tenant-a', install: 'operators' },
+    expect: 'pass',
+    warning: 'watch-namespace-ignored',
+  },
+  {
+    name: 'SingleNamespace, manager reads WATCH_NAMESPACE from olm.targetNamespaces',
+    change: (b) => {
+      b.modes('SingleNamespace');
+      b.csv((c) => void (c.spec.install.spec.deployments[0].spec.template.spec.containers[0].env = [{ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } }]));
+    },
+    flags: { watch: 'tenant-a', install: 'operators' },
+    expect: 'pass',
+  },
   { name: 'AllNamespaces only, watchNamespace set', change: (b) => b.modes('AllNamespaces'), flags: { watch: 'tenant-a', install: 'operators' }, expect: 'install-mode' },
   { name: 'MultiNamespace only', change: (b) => b.modes('MultiNamespace'), expect: 'install-mode' },
   { name: 'AllNamespaces listed but not supported', change: (b) => b.modes(), expect: 'install-mode' },
@@ -212,6 +235,8 @@ describe('bundle validate --olm-v1 against operator-controller v1.5.1', () => {
     if (c.flags?.webhooks) flags.push('--webhook-provider', c.flags.webhooks), oracleFlags.push('--webhook-provider', c.flags.webhooks);
     const r = await opgen(dir, 'bundle', 'validate', 'bundle', '--olm-v1', ...flags);
     const lines = r.stderr.split('\n').filter((l) => / \[olm-v1 [a-z-]+\]$/.test(l));
+    const warnings = r.stdout.split('\n').filter((l) => / \[olm-v1 [a-z-]+\]$/.test(l)).map((l) => / \[olm-v1 ([a-z-]+)\]$/.exec(l)![1]);
+    expect(warnings).toEqual(c.warning ? [c.warning] : []);
     const checks = new Set(lines.map((l) => / \[olm-v1 ([a-z-]+)\]$/.exec(l)![1]));
     const ours = lines.length === 0 ? 'pass' : 'fail';
 
