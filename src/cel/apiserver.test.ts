@@ -7,7 +7,7 @@ import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { celCases, type CelCase } from './oracle-cases.js';
-import type { JSONSchemaProps } from '../crd/json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import { checkCelRules } from './check.js';
 
 const GROUP = 'cel.opgen.dev';

@@ -4,7 +4,7 @@
 // yields a string, oldSelf is only used where old and new values can be correlated, and the
 // estimated cost stays under the per-rule (10M) and per-CRD (100M) budgets.
 import type { Environment } from '@marcbachmann/cel-js';
-import type { JSONSchemaProps, ValidationRule } from '../crd/json-schema.js';
+import type { JSONSchemaProps, ValidationRule } from '../common/json-schema.js';
 import { estimateCost, U64_MAX, type Node } from './cost.js';
 import { declTypeOf, MAX_REQUEST_SIZE_BYTES, type DeclType } from './decl-type.js';
 import { kubernetesEnvironment, NOT_IN_KUBERNETES, presenceTestsOnAnyOperand } from './library.js';

@@ -9,7 +9,7 @@ import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { JSONSchemaProps } from '../crd/json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import { ciTool } from '../testdata/ci-tools.js';
 import { checkCelRules } from './check.js';
 

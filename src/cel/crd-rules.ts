@@ -3,7 +3,7 @@
 import type { Position } from '../diag/diagnostic.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker, SourceSet } from '../markers/index.js';
-import type { JSONSchemaProps } from '../crd/json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import { checkCelRules, type CelCheckOptions, type CelProblem } from './check.js';
 
 const XVALIDATION = 'kubebuilder:validation:XValidation';

@@ -1,7 +1,7 @@
 // What a CEL rule sees of the schema it sits on: the API server's SchemaDeclType
 // (k8s.io/apiserver/pkg/cel/common/schemas.go), with the same size bounds, because the cost estimate
 // is computed from them (maxLength/maxItems/maxProperties, else what fits in a 3 MiB request).
-import type { JSONSchemaProps } from '../crd/json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 const MIN_STRING_SIZE = 2;

@@ -1,7 +1,7 @@
 // CEL rules the API server judges when a CRD is created: each case is the `spec` schema of a CRD
 // (rules anywhere inside it). apiserver.test.ts applies every case to a real kube-apiserver and
 // requires opgen's checker to refuse exactly the ones the API server refuses.
-import type { JSONSchemaProps, ValidationRule } from '../crd/json-schema.js';
+import type { JSONSchemaProps, ValidationRule } from '../common/json-schema.js';
 
 export interface CelCase {
   name: string;

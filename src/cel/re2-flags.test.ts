@@ -1,7 +1,7 @@
 // RE2 flag groups ((?i) anywhere, (?i:…), (?s), (?U), (?-i)) are valid in the API server's regexes;
 // gateway-api's GRPCRoute CRD writes `^(?i)\.?[a-z_]…` and is installed in real clusters.
 import { describe, expect, it } from 'vitest';
-import type { JSONSchemaProps } from '../crd/json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import { checkCelRules } from './check.js';
 
 const withRule = (rule: string): JSONSchemaProps => ({

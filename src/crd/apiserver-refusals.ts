@@ -3,7 +3,7 @@
 // that do not validate against their own field.
 import type { CollectedMarker } from '../markers/index.js';
 import { validateValue } from './default-check.js';
-import type { JSONSchemaProps } from './json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 
 /** Records one refusal; `marker` is the marker to point at (undefined: the field itself). */
 export type ReportRefusal = (marker: CollectedMarker | undefined, message: string, fix: string) => void;

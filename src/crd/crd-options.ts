@@ -3,7 +3,7 @@
 // (allowDangerousTypes: a TypeScript number is already a float; ignoreUnexportedFields: interfaces have
 // no unexported fields) are accepted and have no effect, so a Makefile line can be copied as it is.
 import { OpgenError } from '../diag/diagnostic.js';
-import type { JSONSchemaProps } from './json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 
 export interface CrdOptions {
   /** Descriptions longer than this are cut at a sentence (or word) boundary; 0 drops them. */

@@ -1,6 +1,6 @@
 // Checks a default (or example) value against the schema it sits in, as the API server does when it
 // admits a CRD: opgen refuses what would be rejected instead of writing it.
-import type { JSONSchemaProps } from './json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 
 /** The first way `value` fails `schema`, as "at <path>: <reason>", or undefined when it validates. */
 export function validateValue(value: unknown, schema: JSONSchemaProps, path = ''): string | undefined {

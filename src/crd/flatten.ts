@@ -8,7 +8,7 @@
 // preserve-unknown-fields src wins; enum dst wins; a different type is a conflict; any other difference is
 // hoisted into allOf as [dst's value, src's value]. Documentation keys are the caller's business.
 import { byteCompare } from '../common/go-order.js';
-import { cloneJson, type JSONSchemaProps } from './json-schema.js';
+import { cloneJson, type JSONSchemaProps } from '../common/json-schema.js';
 
 /** Told when src's `type` differs from dst's (dst's is kept). */
 export type TypeConflict = (srcType: string, dstType: string) => void;

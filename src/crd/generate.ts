@@ -7,7 +7,7 @@ import type { CollectedMarker, LoadedFile, SourceSet } from '../markers/index.js
 import { KUBERNETES_TYPES_MODULE, positionOf } from '../markers/index.js';
 import { KUBERNETES_MODULE, RUNTIME_MODULE } from './type-origins.js';
 import { pluralize } from '../naming/index.js';
-import type { JSONSchemaProps } from './json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import type { SchemaMarker } from './markers/index.js';
 import { byteCompare } from '../common/go-order.js';
 import { SchemaBuilder } from './schema-builder.js';

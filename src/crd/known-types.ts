@@ -1,6 +1,6 @@
 // Types from @opgen/runtime with controller-gen's exact schemas (its known-type overrides, and the
 // k8s.io/apimachinery types it parses from source). Recognised by import name; node_modules is never read.
-import { cloneJson, type JSONSchemaProps } from './json-schema.js';
+import { cloneJson, type JSONSchemaProps } from '../common/json-schema.js';
 
 const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';

@@ -8,7 +8,7 @@ import { OpgenError } from '../diag/diagnostic.js';
 import { positionOf, type CollectedMarker, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
 import { checkFieldSchema, checkRulePaths } from './apiserver-refusals.js';
 import { flattenInto, flattenLayer } from './flatten.js';
-import { cloneJson, type JSONSchemaProps } from './json-schema.js';
+import { cloneJson, type JSONSchemaProps } from '../common/json-schema.js';
 import { TYPE_META } from './known-types.js';
 import { MarkerApplyError, type ApplyContext, type SchemaMarker } from './markers/index.js';
 import { RUNTIME_MODULE, typeOrigin, type KubernetesModels } from './type-origins.js';

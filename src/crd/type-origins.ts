@@ -3,7 +3,7 @@
 // models of @kubernetes/client-node, and declarations in the user's own files. Nothing else is read
 // (node_modules never is), so each refusal names the origins that work.
 import { closest, KUBERNETES_TYPES_MODULE, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
-import type { JSONSchemaProps } from './json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import { knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
 
 export const RUNTIME_MODULE = '@opgen/runtime';

@@ -2,11 +2,10 @@
 // node_modules/.cache/opgen (or ~/.cache/opgen/generate/ when the project has no node_modules).
 // `opgen generate --check` on an unchanged project compares hashes instead of regenerating, which keeps
 // it well under a second. Any doubt (other options, a changed or new source) falls back to a full run.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sha1, userCacheDir } from '../common/cache-dir.js';
 
 export interface CheckRecord {
   key: string;
@@ -18,14 +17,7 @@ export interface CheckRecord {
   outputs: Record<string, string>;
 }
 
-export function sha1(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
-}
-
-/** A path under the user's opgen cache folder ($XDG_CACHE_HOME/opgen, else ~/.cache/opgen). */
-export function userCacheDir(...parts: string[]): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'opgen', ...parts);
-}
+export { sha1, userCacheDir };
 
 /** node_modules/.cache/opgen in a project with dependencies installed, else the user's cache folder. */
 function cacheFile(cwd: string): string {

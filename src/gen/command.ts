@@ -7,15 +7,15 @@ import { opgenVersion } from '../common/version.js';
 import { DEFAULT_MIN_KUBE_VERSION, parseKubeVersion, type KubeMinor } from '../common/kube-version.js';
 import type { ApiFolder, GeneratedCrd } from '../crd/index.js';
 import type { CrdOptions } from '../crd/crd-options.js';
-import type { JSONSchemaProps } from '../crd/json-schema.js';
+import type { JSONSchemaProps } from '../common/json-schema.js';
 import { SourceSet, formatCatalog, type CollectedMarker, type LoadedFile, type ParsedFile } from '../markers/index.js';
 import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
-import { expandPaths } from './paths.js';
+import { expandPaths } from '../common/paths.js';
 import { warnKindDeclarationMismatches } from './kind-declaration.js';
-import { createGeneratorRegistry } from './registry.js';
-import { loadTypeScript } from './typescript-loader.js';
-import { toYaml } from './yaml.js';
+import { createGeneratorRegistry } from '../registry/index.js';
+import { loadTypeScript } from '../common/typescript-loader.js';
+import { toYaml } from '../common/yaml.js';
 
 import { generateTargets, type GenerateTarget } from './targets.js';
 

@@ -7,7 +7,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import type { CommandContext } from '../common/command-context.js';
 import { OpgenError, OpgenErrors, isOpgenError } from '../diag/diagnostic.js';
 import { generateCommand, newSession, pathsToScan, type GenerateOptions, type GenerateSession } from './command.js';
-import { sourceFolders } from './paths.js';
+import { sourceFolders } from '../common/paths.js';
 import { generateTargets } from './targets.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createGeneratorRegistry } from '../gen/registry.js';
+import { createGeneratorRegistry } from '../registry/index.js';
 import { MarkerSyntaxError, parseArguments, splitMarker } from './grammar.js';
 
 const { registry } = createGeneratorRegistry();

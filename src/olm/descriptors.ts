@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ts as TS } from 'ts-morph';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
-import { expandPaths } from '../gen/paths.js';
-import { createGeneratorRegistry } from '../gen/registry.js';
-import { loadTypeScript } from '../gen/typescript-loader.js';
+import { expandPaths } from '../common/paths.js';
+import { createGeneratorRegistry } from '../registry/index.js';
+import { loadTypeScript } from '../common/typescript-loader.js';
 import { SourceSet, type CollectedMarker, type LoadedFile } from '../markers/index.js';
 import { CSV_CRD_MARKER } from './markers.js';
 

@@ -1,5 +1,5 @@
 // Small helpers over plain Kubernetes objects and the YAML files opgen writes for OLM.
-import { toYaml } from '../gen/yaml.js';
+import { toYaml } from '../common/yaml.js';
 import type { KubeObject } from '../kustomize/render.js';
 
 export type { KubeObject };

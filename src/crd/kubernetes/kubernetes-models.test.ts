@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JSONSchemaProps } from '../json-schema.js';
+import type { JSONSchemaProps } from '../../common/json-schema.js';
 import { kubernetesModelNames, kubernetesModelSchema, kubernetesModelsVersion } from './index.js';
 
 /** Every schema node with its path, depth first. */

@@ -1,7 +1,7 @@
 // Markers that change a schema. Each carries its own behaviour (`apply`) and priority, so the schema
 // builder only sorts and applies them; adding a marker means adding an entry here.
 import { JsonRef, argTypes, type ArgType, type MarkerDefinition, type Target } from '../../markers/index.js';
-import type { JSONSchemaProps, ValidationRule } from '../json-schema.js';
+import type { JSONSchemaProps, ValidationRule } from '../../common/json-schema.js';
 
 /** Thrown by `apply` when a marker does not fit the schema; the builder adds file:line:col and the path. */
 export class MarkerApplyError extends Error {
