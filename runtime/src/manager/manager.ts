@@ -17,7 +17,6 @@ import { Builder, type ControllerBuilder, type ControllerHost, type WatchOptions
 import type { Controller, ControllerDefaults } from '../controller/controller.js';
 import { createEventRecorder, type EventRecorder } from '../events/index.js';
 import { startProbeServer, type Check } from '../healthz/index.js';
-import { LeaderElector } from '../leaderelection/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
 import { Observability } from '../metrics/observability.js';
@@ -25,17 +24,14 @@ import type { Tracer } from '../tracing/tracer.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { defaultServiceAccountDir } from '../kubeconfig/index.js';
 import { WebhookServer } from '../webhook/server.js';
-import { startManagerWebhooks, webhookServerOptions, type ManagerWebhookOptions } from '../webhook/internal/local-development.js';
-import { setTimer, type Timer } from '../internal/timers/index.js';
+import type { ManagerWebhookOptions } from '../webhook/manager-options.js';
+import { LocalDevelopment } from '../webhook/internal/local-development.js';
 import { DelegatingClient } from './delegating-client.js';
+import { Leadership } from './leadership.js';
+import { HardStop, RunGroup, settleWithin, StopRequest } from './lifecycle.js';
+import type { Runnable } from './runnable.js';
 
-/** Anything long-running the manager starts and stops. */
-export interface Runnable {
-  /** Runs until `signal` aborts; a rejection stops the manager. */
-  start(signal: AbortSignal): Promise<void>;
-  /** Run only on the elected leader; default true (as controller-runtime). */
-  needLeaderElection?: boolean;
-}
+export type { Runnable } from './runnable.js';
 
 export interface ManagerOptions {
   /**
@@ -156,7 +152,8 @@ class ControllerManager implements Manager, ControllerHost {
   private readonly observability: Observability;
   private readonly transport: Transport;
   private readonly api: ApiClient;
-  private readonly hardStopController = new AbortController();
+  private readonly stopHard = new HardStop();
+  private readonly localDevelopment: LocalDevelopment;
   private readonly runnables: Runnable[] = [];
   private readonly healthz = new Map<string, Check>();
   private readonly readyz = new Map<string, Check>();
@@ -175,7 +172,7 @@ class ControllerManager implements Manager, ControllerHost {
     this.tracer = this.observability.tracer;
     // The hard stop fences every request of the manager's client, cache and event recorder: aborted
     // in flight, refused afterwards.
-    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.hardStopController.signal, observer: this.observability.requestObserver });
+    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.stopHard.signal, observer: this.observability.requestObserver });
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
     this.cache = new Cache(this.transport, {
       namespaces: opts.namespaces,
@@ -185,7 +182,8 @@ class ControllerManager implements Manager, ControllerHost {
     });
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
-    this.webhookServer = new WebhookServer({ ...webhookServerOptions(opts.webhook, this.log.child({ logger: 'webhook' })), metrics: this.metrics });
+    this.localDevelopment = new LocalDevelopment(kubeConfig, opts.webhook ?? {}, this.log.child({ logger: 'webhook' }));
+    this.webhookServer = new WebhookServer({ ...this.localDevelopment.serverOptions(), metrics: this.metrics });
   }
 
   get watchedNamespaces(): readonly string[] | undefined {
@@ -202,7 +200,7 @@ class ControllerManager implements Manager, ControllerHost {
   }
 
   get hardStop(): AbortSignal {
-    return this.hardStopController.signal;
+    return this.stopHard.signal;
   }
 
   eventRecorder(name: string): EventRecorder {
@@ -246,155 +244,112 @@ class ControllerManager implements Manager, ControllerHost {
   async start(signal: AbortSignal): Promise<void> {
     if (this.started) throw new Error('the manager was already started');
     this.started = true;
-    const log = this.log;
-    const stop = new AbortController();
-    let failure: Error | undefined;
-    const fail = (err: unknown) => {
-      failure ??= err instanceof Error ? err : new Error(String(err));
-      stop.abort();
-    };
-    const onSignal = () => stop.abort();
-    signal.addEventListener('abort', onSignal, { once: true });
-    if (signal.aborted) stop.abort();
-
-    const serversStop = new AbortController();
-    const cacheStop = new AbortController();
-    const runStop = new AbortController();
-    const electionStop = new AbortController();
-    const running: Promise<void>[] = [];
+    const stop = new StopRequest(signal);
+    const servers = new AbortController();
+    const caches = new AbortController();
+    const work = new RunGroup(this.log, (err) => stop.fail(err));
+    const leadership = new Leadership({ kubeConfig: this.kubeConfig, lease: this.lease(), log: this.log });
+    if (this.opts.leaderElection) this.observability.leading(this.opts.leaderElectionID!, false);
     let cacheDone: Promise<void> = Promise.resolve();
-    let electionDone: Promise<void> = Promise.resolve();
-    let leadershipLost = false;
-
     try {
-      this.readyz.set('informer-sync', () => {
-        if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
-      });
-      const metricsAddress = this.opts.metricsBindAddress ?? '0';
-      if (metricsAddress !== '0') {
-        const secure = this.opts.metricsSecure ? { kubeConfig: this.kubeConfig, certDir: this.opts.metricsCertPath, log } : undefined;
-        this.ports.metrics = (await startMetricsServer(metricsAddress, this.metrics, serversStop.signal, { secure })).port;
-        log.info('serving metrics', { bindAddress: metricsAddress, port: this.ports.metrics });
-      }
-      const probeAddress = this.opts.healthProbeBindAddress ?? '0';
-      if (probeAddress !== '0') {
-        this.ports.healthProbe = (await startProbeServer(probeAddress, { healthz: this.healthz, readyz: this.readyz }, serversStop.signal)).port;
-        log.info('serving health probes', { bindAddress: probeAddress, port: this.ports.healthProbe });
-      }
-      if (this.webhookServer.hasHandlers) {
-        this.ports.webhook = await startManagerWebhooks(this.webhookServer, this.opts.webhook, this.transport, serversStop.signal, log.child({ logger: 'webhook' }));
-      }
-
+      await this.startServers(servers.signal);
       this.observability.started();
       const watched = this.watchedNamespaces;
-      log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
-      cacheDone = this.cache.start(cacheStop.signal);
-
-      let leading = !this.opts.leaderElection;
-      const run = (r: Runnable) => {
-        if (runStop.signal.aborted) return;
-        running.push(
-          Promise.resolve()
-            .then(() => r.start(runStop.signal))
-            .catch((err: unknown) => {
-              log.error('runnable failed; stopping the manager', err);
-              fail(err);
-            }),
-        );
-      };
+      this.log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
+      cacheDone = this.cache.start(caches.signal);
       this.startRunnable = (r) => {
-        if (r.needLeaderElection === false || leading) run(r);
+        if (r.needLeaderElection === false || leadership.leading) work.run(r);
       };
-      for (const r of this.runnables) if (r.needLeaderElection === false) run(r);
-
-      if (this.opts.leaderElection) {
-        const namespace = this.opts.leaderElectionNamespace ?? inClusterNamespace() ?? 'default';
-        const elector = new LeaderElector({
-          kubeConfig: this.kubeConfig,
-          namespace,
-          name: this.opts.leaderElectionID!,
-          leaseDurationMs: this.opts.leaseDurationMs,
-          renewDeadlineMs: this.opts.renewDeadlineMs,
-          retryPeriodMs: this.opts.retryPeriodMs,
-          log: log.child({ logger: 'leader-election' }),
-        });
-        this.observability.leading(this.opts.leaderElectionID!, false);
-        log.info('waiting for leader election', { lease: `${namespace}/${this.opts.leaderElectionID}` });
-        electionDone = elector.run(
-          electionStop.signal,
-          () => {
-            if (stop.signal.aborted) return;
-            log.info('became leader; starting controllers', { lease: `${namespace}/${this.opts.leaderElectionID}` });
-            leading = true;
-            this.observability.leading(this.opts.leaderElectionID!, true);
-            for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
-          },
-          // Hand the lease over only when nothing we started can still be writing.
-          { release: () => !this.hardStopController.signal.aborted },
-        ).then(
-          ({ lost }) => {
-            if (!lost) return;
-            // Someone else may lead already: stop every write now, not after a graceful drain.
-            leadershipLost = true;
-            this.observability.leading(this.opts.leaderElectionID!, false);
-            this.hardStopController.abort(new Error('leader election lost'));
-            failure ??= new Error('leader election lost');
-            stop.abort();
-          },
-          (err: unknown) => fail(err),
-        );
-      } else {
-        for (const r of this.runnables) if (r.needLeaderElection !== false) run(r);
-      }
-
-      await new Promise<void>((resolve) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener('abort', () => resolve(), { once: true })));
+      for (const r of this.runnables) if (r.needLeaderElection === false) work.run(r);
+      leadership.campaign(stop.signal, {
+        onLead: () => {
+          this.observability.leading(this.opts.leaderElectionID!, true);
+          for (const r of this.runnables) if (r.needLeaderElection !== false) work.run(r);
+        },
+        onLost: () => {
+          this.observability.leading(this.opts.leaderElectionID!, false);
+          // Someone else may lead already: stop every write now, not after a graceful drain.
+          this.stopHard.fire('leader election lost');
+          stop.fail(new Error('leader election lost'));
+        },
+        onError: (err) => stop.fail(err),
+        // Hand the lease over only when nothing we started can still be writing.
+        mayRelease: () => !this.stopHard.fired,
+      });
+      await stop.requested();
     } catch (err) {
-      fail(err);
+      stop.fail(err);
     } finally {
-      signal.removeEventListener('abort', onSignal);
+      stop.dispose();
       this.startRunnable = undefined;
-      runStop.abort();
-      if (leadershipLost) {
-        log.error('leader election lost: in-flight reconciles aborted, no further writes; stopping', undefined);
-      } else {
-        log.info('stopping: no new work; waiting for in-flight reconciles', { gracefulShutdownTimeoutMs: this.timeoutMs });
-        const drained = await settleWithin(running, this.timeoutMs);
-        if (!drained) {
-          this.hardStopController.abort(new Error('the graceful shutdown period passed'));
-          log.error('graceful shutdown timed out; in-flight reconciles were abandoned and the lease is kept until it expires', undefined, { gracefulShutdownTimeoutMs: this.timeoutMs });
-          failure ??= new Error(`runnables did not finish within the ${this.timeoutMs} ms graceful shutdown period`);
-        }
-      }
-      // Release the lease only now, so the next leader never overlaps with our in-flight work (and
-      // not at all when that work was abandoned: see the top of this file).
-      electionStop.abort();
-      await electionDone;
-      cacheStop.abort();
-      await cacheDone;
-      this.observability.flushRecorders();
-      await settleWithin([...this.pendingEvents], 5_000);
-      serversStop.abort();
-      this.transport.destroy();
-      await this.observability.stopped();
-      log.info('stopped');
+      await this.shutdown(stop, work, leadership, () => (caches.abort(), cacheDone), servers);
     }
-    if (failure) throw failure;
+    if (stop.failure) throw stop.failure;
+  }
+
+  /** Metrics, health probes and the webhook server (with local development), on every replica. */
+  private async startServers(signal: AbortSignal): Promise<void> {
+    const log = this.log;
+    this.readyz.set('informer-sync', () => {
+      if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
+    });
+    const metricsAddress = this.opts.metricsBindAddress ?? '0';
+    if (metricsAddress !== '0') {
+      const secure = this.opts.metricsSecure ? { kubeConfig: this.kubeConfig, certDir: this.opts.metricsCertPath, log } : undefined;
+      this.ports.metrics = (await startMetricsServer(metricsAddress, this.metrics, signal, { secure })).port;
+      log.info('serving metrics', { bindAddress: metricsAddress, port: this.ports.metrics });
+    }
+    const probeAddress = this.opts.healthProbeBindAddress ?? '0';
+    if (probeAddress !== '0') {
+      this.ports.healthProbe = (await startProbeServer(probeAddress, { healthz: this.healthz, readyz: this.readyz }, signal)).port;
+      log.info('serving health probes', { bindAddress: probeAddress, port: this.ports.healthProbe });
+    }
+    if (this.webhookServer.hasHandlers) this.ports.webhook = await this.localDevelopment.start(this.webhookServer, signal);
+  }
+
+  /** The shutdown, in order (see the top of this file). */
+  private async shutdown(stop: StopRequest, work: RunGroup, leadership: Leadership, stopCaches: () => Promise<void>, servers: AbortController): Promise<void> {
+    const log = this.log;
+    // 1. No new work: every runnable's signal aborts.
+    work.close();
+    // 2. In-flight reconciles finish within the grace period; after a lost lease they were aborted already.
+    if (leadership.lost) {
+      log.error('leader election lost: in-flight reconciles aborted, no further writes; stopping', undefined);
+    } else {
+      log.info('stopping: no new work; waiting for in-flight reconciles', { gracefulShutdownTimeoutMs: this.timeoutMs });
+      if (!(await work.drain(this.timeoutMs))) {
+        this.stopHard.fire('the graceful shutdown period passed');
+        log.error('graceful shutdown timed out; in-flight reconciles were abandoned and the lease is kept until it expires', undefined, { gracefulShutdownTimeoutMs: this.timeoutMs });
+        stop.fail(new Error(`runnables did not finish within the ${this.timeoutMs} ms graceful shutdown period`));
+      }
+    }
+    // 3. The lease, only now, so the next leader never overlaps with our in-flight work (and not at
+    //    all when that work was abandoned: see the top of this file).
+    await leadership.release();
+    // 4. Caches, then the events still being sent.
+    await stopCaches();
+    this.observability.flushRecorders();
+    await settleWithin([...this.pendingEvents], 5_000);
+    // 5. Webhook configurations pointed at this process (local development) go back, then the servers stop.
+    await this.localDevelopment.restore();
+    servers.abort();
+    this.transport.destroy();
+    await this.observability.stopped();
+    log.info('stopped');
+  }
+
+  private lease(): { namespace: string; name: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } | undefined {
+    if (!this.opts.leaderElection) return undefined;
+    return {
+      namespace: this.opts.leaderElectionNamespace ?? inClusterNamespace() ?? 'default',
+      name: this.opts.leaderElectionID!,
+      leaseDurationMs: this.opts.leaseDurationMs,
+      renewDeadlineMs: this.opts.renewDeadlineMs,
+      retryPeriodMs: this.opts.retryPeriodMs,
+    };
   }
 
   private get timeoutMs(): number {
     return this.opts.gracefulShutdownTimeoutMs ?? 30_000;
-  }
-}
-
-/** True when every promise settled within `ms`. */
-async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
-  if (promises.length === 0) return true;
-  let timer: Timer | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimer(() => resolve(false), ms)));
-  const all = Promise.allSettled(promises).then(() => true as const);
-  try {
-    return await Promise.race([all, timeout]);
-  } finally {
-    timer?.clear();
   }
 }

@@ -9,4 +9,4 @@ export {
   type ConversionReview, type Defaulter, type GroupVersionKind, type GroupVersionResource, type Operation,
   type SpokeConversion, type StatusDetails, type UserInfo, type Validator, type Warnings,
 } from './types.js';
-export type { ManagerWebhookOptions } from './internal/local-development.js';
+export type { ManagerWebhookOptions } from './manager-options.js';

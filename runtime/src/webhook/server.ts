@@ -11,7 +11,7 @@ import { bindAddressOf, serveUntilAborted, type CertificateSource } from '../int
 import { createLogger, type Logger } from '../log/index.js';
 import type { RuntimeMetrics, WebhookMetrics } from '../metrics/index.js';
 import { isPanic } from '../tracing/instrument.js';
-import type { Runnable } from '../manager/manager.js';
+import type { Runnable } from '../manager/runnable.js';
 import { refusedReview, review } from './admission.js';
 import { conversionKey, convertReview, failedConversion } from './conversion.js';
 import type { AdmissionHandler, AdmissionReview, Conversion, ConversionReview } from './types.js';
