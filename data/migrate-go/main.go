@@ -88,6 +88,8 @@ type Package struct {
 
 type Output struct {
 	Packages []*Package `json:"packages"`
+	// The k8s.io/api version the module builds with ("" when it does not import it).
+	KubernetesAPI string `json:"kubernetesApi"`
 }
 
 type listed struct {
@@ -96,7 +98,7 @@ type listed struct {
 	Dir        string
 	GoFiles    []string
 	Standard   bool
-	Module     *struct{ Path, Dir, GoVersion string }
+	Module     *struct{ Path, Dir, GoVersion, Version string }
 	Error      *struct{ Err string }
 }
 
@@ -186,6 +188,11 @@ func main() {
 		emit(q)
 	}
 	out := Output{}
+	for _, p := range byPath {
+		if p.info.Module != nil && p.info.Module.Path == "k8s.io/api" {
+			out.KubernetesAPI = p.info.Module.Version
+		}
+	}
 	for _, p := range ordered {
 		out.Packages = append(out.Packages, p.out)
 	}

@@ -9,6 +9,7 @@ import { OpgenError } from '../diag/diagnostic.js';
 import { createGeneratorRegistry } from '../gen/registry.js';
 import { commitTree, loadTemplates, Tree } from '../scaffold/index.js';
 import type { GoModel } from './go-model.js';
+import { kubernetesModelsVersion } from '../crd/kubernetes/index.js';
 import { readGoPackages } from './read-go.js';
 import { translate, type Translation } from './translate.js';
 
@@ -92,6 +93,14 @@ function printSummary(ctx: CommandContext, model: GoModel, t: Translation, outpu
     ctx.out(`${s.notes.length} Go construct${s.notes.length === 1 ? '' : 's'} without a TypeScript form:`);
     for (const n of s.notes) ctx.out(`  ${relativePos(ctx.cwd, n.pos)}: ${n.text}`);
   }
-  void model;
+  // Kubernetes' own types become opgen's, whose schemas are those of one Kubernetes release: a module
+  // built against another minor release gets that release's descriptions and fields in its CRDs.
+  const ours = kubernetesModelsVersion().replace(/^v1\./, 'v0.');
+  const minor = (v: string): string => v.split('.').slice(0, 2).join('.');
+  if (model.kubernetesApi !== '' && minor(model.kubernetesApi) !== minor(ours)) {
+    ctx.out(
+      `note: the module builds with k8s.io/api ${model.kubernetesApi}; opgen's Kubernetes types are ${ours}, so fields of Kubernetes types (corev1.Container, …) follow ${ours} in the CRDs opgen generates`,
+    );
+  }
   ctx.out(`next: opgen generate crd --paths ${output}`);
 }

@@ -66,4 +66,6 @@ export interface GoPackage {
 
 export interface GoModel {
   packages: GoPackage[];
+  /** The k8s.io/api version the module builds with ('' when it does not import it). */
+  kubernetesApi: string;
 }
