@@ -280,7 +280,7 @@ export class Controller {
 
   /**
    * The signal one reconcile gets: the hard stop's, plus reconciliationTimeoutMs when set. end()
-   * stops the timer and, when it fired, logs the timeout.
+   * stops the timer and, when it fired, logs and counts the timeout.
    */
   private reconcileSignal(): { signal: AbortSignal; end(log: Logger): void } {
     const limit = this.reconciliationTimeoutMs;
@@ -297,6 +297,7 @@ export class Controller {
         timer.clear();
         stop.removeEventListener('abort', onStop);
         if (controller.signal.reason instanceof ReconciliationTimeoutError) {
+          this.metrics?.reconcileTimeout(this.name);
           log.info('reconcile ran past reconciliationTimeoutMs; its signal was aborted', { reconciliationTimeoutMs: limit });
         }
       },

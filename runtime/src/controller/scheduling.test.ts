@@ -84,7 +84,7 @@ describe('Result.priority', () => {
 });
 
 describe('reconciliationTimeoutMs', () => {
-  it("aborts the reconcile's signal with a ReconciliationTimeoutError, and retries the error that follows", async () => {
+  it("aborts the reconcile's signal with a ReconciliationTimeoutError, counts it, and retries the error that follows", async () => {
     const registry = new MetricsRegistry();
     const metrics = new RuntimeMetrics(registry);
     const seen: { reason: unknown; afterMs: number }[] = [];
@@ -115,6 +115,7 @@ describe('reconciliationTimeoutMs', () => {
     // The retry got a fresh signal: the timeout is per reconcile.
     expect(seen[1]!.reason).toBeUndefined();
     const text = await registry.metrics();
+    expect(text).toMatch(/^controller_runtime_reconcile_timeouts_total\{controller="bare"\} 1$/m);
     expect(text).toMatch(/^controller_runtime_reconcile_total\{controller="bare",result="error"\} 1$/m);
     stop.abort();
     await running;
