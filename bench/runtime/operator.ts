@@ -3,7 +3,8 @@
 // bench/peers/widget-operator. Run as its own process so the harness can read its memory.
 // Flags: --namespace <ns> (required), --health-probe-bind-address (default ':8081'),
 // --metrics-bind-address (default '0': off),
-// --max-concurrent-reconciles (default 1, controller-runtime's default).
+// --max-concurrent-reconciles (default 1, controller-runtime's default),
+// --use-priority-queue (default true, as the runtime; false: one FIFO queue).
 import { parseArgs } from 'node:util';
 import {
   type Client,
@@ -86,10 +87,15 @@ const { values } = parseArgs({
     'health-probe-bind-address': { type: 'string', default: ':8081' },
     'metrics-bind-address': { type: 'string', default: '0' },
     'max-concurrent-reconciles': { type: 'string', default: '1' },
+    'use-priority-queue': { type: 'string', default: 'true' },
   },
 });
 if (!values.namespace) {
   process.stderr.write('widget-operator: --namespace is required\n');
+  process.exit(2);
+}
+if (values['use-priority-queue'] !== 'true' && values['use-priority-queue'] !== 'false') {
+  process.stderr.write(`widget-operator: --use-priority-queue takes true or false (got '${values['use-priority-queue']}')\n`);
   process.exit(2);
 }
 // As a scaffolded main.ts: the manager reads $KUBECONFIG (or in-cluster) itself.
@@ -102,7 +108,7 @@ mgr
   .controllerFor(Widget)
   .owns(ConfigMap)
   .named('widget')
-  .withOptions({ maxConcurrentReconciles: Number(values['max-concurrent-reconciles']) })
+  .withOptions({ maxConcurrentReconciles: Number(values['max-concurrent-reconciles']), usePriorityQueue: values['use-priority-queue'] === 'true' })
   .complete(new WidgetReconciler(mgr.client));
 mgr.addHealthzCheck('ping', () => {});
 await mgr.start(setupSignalHandler());

@@ -14,6 +14,10 @@
 // @opgen/runtime tarball.
 // Usage (via `npm run bench:runtime -- <flags>`): --count 1000 --more 5000 --workers 1 --rounds 1 --only ts|go
 // A scale run: --count 10000 --more 0.
+// The priority-queue figure instead: --priority 10000 (--rounds R). N Widgets are reconciled once; then
+// the operator is restarted with its priority queue on and off, and as its workers start on the
+// initial list one Widget (the last listed) is edited; it reports the time from the edit to that
+// Widget's reconcile (its Ready condition at the new generation, seen by the benchmark's watch).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
+    priority: { type: 'string' },
     // Node flags for the @opgen/runtime operator instead of the scaffolded Dockerfile's (see
     // scaffoldImage), e.g. --node-flags= for Node's defaults or --node-flags='--cpu-prof --cpu-prof-dir=/tmp/prof'.
     'node-flags': { type: 'string' },
@@ -82,6 +87,8 @@ for (const [flag, n] of [['--count', count], ['--workers', workers], ['--rounds'
   if (!Number.isInteger(n) || n < 1) fail(`${flag} must be a whole number ≥ 1 (got '${values[flag.slice(2) as 'count']}')`);
 }
 if (!Number.isInteger(more) || more < 0) fail(`--more must be a whole number ≥ 0 (got '${values.more}')`);
+const priorityCount = values.priority === undefined ? 0 : Number(values.priority);
+if (values.priority !== undefined && (!Number.isInteger(priorityCount) || priorityCount < 1)) fail(`--priority must be a whole number ≥ 1 (got '${values.priority}')`);
 if (values.only !== undefined && values.only !== 'ts' && values.only !== 'go') fail(`--only takes 'ts' or 'go' (both controller-runtime runs) (got '${values.only}')`);
 
 function fail(message: string): never {
@@ -293,7 +300,7 @@ async function runScenario(env: TestEnv, operator: Operator, round: number, work
   const createBatch = async (from: number, to: number): Promise<number> => {
     const list = await objects.listNamespacedCustomObject({ ...widgets, namespace });
     const names = new Set(Array.from({ length: to - from }, (_, k) => widgetName(from + k)));
-    const watcher = allReady(env.kubeConfig, namespace, names, (list as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    const watcher = allReady(env.kubeConfig.toClientNode() as KubeConfig, namespace, names, (list as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
     const started = performance.now();
     let next = from;
     const createOne = async (): Promise<void> => {
@@ -394,7 +401,7 @@ const perObjectKb = (o: Outcome) => (o.peakRssKb - o.idleRssKb) / o.cachedObject
 async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'opgen-bench-runtime-'));
   try {
-    await benchmark(workDir);
+    await (priorityCount > 0 ? priorityBenchmark(workDir) : benchmark(workDir));
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -521,6 +528,168 @@ async function benchmark(workDir: string): Promise<void> {
     }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Starts kube-apiserver + etcd as benchmark() does (the cached build unless KUBEBUILDER_ASSETS is set). */
+async function startBenchEnv(): Promise<TestEnv> {
+  if (!process.env.KUBEBUILDER_ASSETS) {
+    const script = join(benchDir, '..', '..', '.ci', 'test-assets.sh');
+    const { stdout } = await promisify(execFile)('bash', [script], { maxBuffer: 16 << 20 });
+    process.env.KUBEBUILDER_ASSETS = stdout.trim();
+  }
+  process.stderr.write('bench/runtime: starting envtest…\n');
+  return startTestEnv({ crdPaths: [join(benchDir, 'widget-crd.yaml')] });
+}
+
+interface RunningOperator {
+  child: ChildProcess;
+  metricsPort: number;
+  stop(): Promise<void>;
+}
+
+async function startTsOperator(env: TestEnv, namespace: string, usePriorityQueue: boolean, logPath: string): Promise<RunningOperator> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const log = openSync(logPath, 'w');
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, operatorJs, '--namespace', namespace, '--health-probe-bind-address', `127.0.0.1:${port}`, '--metrics-bind-address', `127.0.0.1:${metricsPort}`, '--max-concurrent-reconciles', String(workers), '--use-priority-queue', String(usePriorityQueue)],
+    { env: nodeEnv(env.kubeconfigPath), stdio: ['ignore', log, log] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(30_000).then(() => child.kill('SIGKILL'))]);
+  };
+  try {
+    await waitReady(port, child, logPath);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { child, metricsPort, stop };
+}
+
+/** Reconciles so far and the widget queue's depth, from the operator's /metrics. */
+async function progress(metricsPort: number): Promise<{ reconciles: number; depth: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const depth = [...text.matchAll(/^workqueue_depth\{[^}]*name="widget"[^}]*\} (\S+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+  return { reconciles: Object.values(parseReconcileStats(text).byResult).reduce((a, b) => a + b, 0), depth };
+}
+
+interface PriorityOutcome {
+  usePriorityQueue: boolean;
+  /** From the edit's response to the benchmark's watch seeing the Widget Ready at its new generation. */
+  latencyMs: number;
+  /** Reconciles done when the edit was answered. */
+  reconcilesBeforeEdit: number;
+  /** From the first reconcile to an empty queue with every listed Widget reconciled. */
+  drainMs: number;
+}
+
+/** One restart: the operator lists `n` Ready Widgets; as its first reconciles run, the last one is edited. */
+async function restartAndEdit(env: TestEnv, namespace: string, n: number, usePriorityQueue: boolean, logPath: string): Promise<PriorityOutcome> {
+  const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const operator = await startTsOperator(env, namespace, usePriorityQueue, logPath);
+  try {
+    let firstAt = 0;
+    for (const deadline = performance.now() + 120_000; ; ) {
+      if ((await progress(operator.metricsPort)).reconciles > 0) {
+        firstAt = performance.now();
+        break;
+      }
+      if (performance.now() > deadline) throw new Error(`no reconcile within 120 s of the restart (see ${logPath})`);
+      await sleep(20);
+    }
+    const name = widgetName(n - 1);
+    const current = (await objects.getNamespacedCustomObject({ ...widgets, namespace, name })) as WatchedWidget & { spec: { data: Record<string, string> } };
+    const body = { ...current, spec: { data: { ...current.spec.data, edited: String(usePriorityQueue) } } };
+    const edited = (await objects.replaceNamespacedCustomObject({ ...widgets, namespace, name, body })) as WatchedWidget;
+    const editedAt = performance.now();
+    const reconcilesBeforeEdit = (await progress(operator.metricsPort)).reconciles;
+    const watcher = allReady(env.kubeConfig.toClientNode() as KubeConfig, namespace, new Set([name]), edited.metadata!.resourceVersion!);
+    let timer: NodeJS.Timeout | undefined;
+    const readyAt = await Promise.race([
+      watcher.done,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the edited Widget was not reconciled within 10 minutes (see ${logPath})`)), 600_000))),
+    ]).finally(() => {
+      clearTimeout(timer);
+      watcher.stop();
+    });
+    let drainedAt = 0;
+    for (;;) {
+      const p = await progress(operator.metricsPort);
+      if (p.depth === 0 && p.reconciles >= n) {
+        drainedAt = performance.now();
+        break;
+      }
+      await sleep(100);
+    }
+    return { usePriorityQueue, latencyMs: readyAt - editedAt, reconcilesBeforeEdit, drainMs: drainedAt - firstAt };
+  } finally {
+    await operator.stop();
+  }
+}
+
+async function priorityBenchmark(workDir: string): Promise<void> {
+  const n = priorityCount;
+  const env = await startBenchEnv();
+  const outcomes: PriorityOutcome[] = [];
+  try {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const namespace = 'bench-priority';
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const list = await objects.listNamespacedCustomObject({ ...widgets, namespace });
+    const names = new Set(Array.from({ length: n }, (_, i) => widgetName(i)));
+    const watcher = allReady(env.kubeConfig.toClientNode() as KubeConfig, namespace, names, (list as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    process.stderr.write(`bench/runtime: creating ${n} Widgets and reconciling them once…\n`);
+    const first = await startTsOperator(env, namespace, true, join(workDir, 'priority-first.log'));
+    try {
+      let next = 0;
+      const createOne = async (): Promise<void> => {
+        while (next < n) {
+          const i = next++;
+          await objects.createNamespacedCustomObject({
+            ...widgets,
+            namespace,
+            body: { apiVersion: `${widgets.group}/${widgets.version}`, kind: 'Widget', metadata: { name: widgetName(i) }, spec: { data: { index: String(i), payload: 'x'.repeat(64) } } },
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, createOne));
+      await watcher.done;
+    } finally {
+      watcher.stop();
+      await first.stop();
+    }
+    for (let round = 1; round <= rounds; round++) {
+      // Alternate which goes first, so neither always meets a fresher API server.
+      const modes = round % 2 === 1 ? [false, true] : [true, false];
+      for (const usePriorityQueue of modes) {
+        const label = usePriorityQueue ? 'priority queue' : 'FIFO queue';
+        process.stderr.write(`bench/runtime: round ${round}/${rounds}: restart with ${label}…\n`);
+        const o = await restartAndEdit(env, namespace, n, usePriorityQueue, join(workDir, `priority-${round}-${usePriorityQueue}.log`));
+        outcomes.push(o);
+        process.stderr.write(`  edit → reconciled in ${o.latencyMs.toFixed(0)} ms (edited after ${o.reconcilesBeforeEdit} reconciles); initial list drained in ${(o.drainMs / 1000).toFixed(2)} s\n`);
+      }
+    }
+  } finally {
+    await env.stop();
+  }
+  const of = (pq: boolean) => outcomes.filter((o) => o.usePriorityQueue === pq);
+  const latency = (pq: boolean) => median(of(pq).map((o) => o.latencyMs));
+  const drain = (pq: boolean) => median(of(pq).map((o) => o.drainMs)) / 1000;
+  process.stdout.write(
+    [
+      '',
+      `bench/runtime --priority: ${n} Widgets, all Ready, operator restarted; one Widget (the last listed) edited as the workers start on the initial list; ${workers} worker(s), ${rounds} round(s) (medians), envtest kube-apiserver, node flags ${nodeFlags.join(' ') || '(none)'}`,
+      `${'queue'.padEnd(20)}${'edit → reconciled'.padStart(19)}${'initial list drained'.padStart(22)}`,
+      `${'priority queue'.padEnd(20)}${`${latency(true).toFixed(0)} ms`.padStart(19)}${`${drain(true).toFixed(2)} s`.padStart(22)}`,
+      `${'FIFO (off)'.padEnd(20)}${`${latency(false).toFixed(0)} ms`.padStart(19)}${`${drain(false).toFixed(2)} s`.padStart(22)}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 interface Footprint {
