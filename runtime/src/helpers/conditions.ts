@@ -3,6 +3,7 @@
 // refreshed in place.
 import { metaTime } from '../api/internal/micro-time.js';
 import type { Condition } from '../api/types.js';
+import { activeSpan } from '../tracing/tracer.js';
 
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
 
@@ -20,6 +21,7 @@ export function setStatusCondition(conditions: Condition[] | undefined, c: Condi
   const i = list.findIndex((x) => x.type === c.type);
   if (i < 0) {
     list.push({ ...c, lastTransitionTime: c.lastTransitionTime ?? nowTime() });
+    spanEvent(undefined, c);
     return { conditions: list, changed: true };
   }
   const existing = list[i]!;
@@ -29,6 +31,7 @@ export function setStatusCondition(conditions: Condition[] | undefined, c: Condi
     next.status = c.status;
     next.lastTransitionTime = c.lastTransitionTime ?? nowTime();
     changed = true;
+    spanEvent(existing, c);
   }
   if (existing.reason !== c.reason) {
     next.reason = c.reason;
@@ -44,6 +47,21 @@ export function setStatusCondition(conditions: Condition[] | undefined, c: Condi
   }
   list[i] = next;
   return { conditions: list, changed };
+}
+
+/**
+ * `k8s.condition.transition` on the reconcile's span (when tracing is on): this reconcile moved the
+ * condition. Whether the write then lands is the stored object's business; the Event and the
+ * transition count come from there (events/conditions.ts).
+ */
+function spanEvent(from: Condition | undefined, to: ConditionInput): void {
+  activeSpan()?.addEvent('k8s.condition.transition', {
+    'k8s.condition.type': to.type,
+    'k8s.condition.status': to.status,
+    'k8s.condition.previous_status': from?.status ?? 'absent',
+    'k8s.condition.reason': to.reason,
+    'k8s.condition.message': to.message,
+  });
 }
 
 export function findStatusCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {

@@ -110,7 +110,8 @@ describe('manager + controller', () => {
       await eventually(() => expect(calls).toContain('gone one'));
 
       const events = await client.list(EventsV1Event, { namespace: ns });
-      const reconciled = events.items.filter((e) => e.reason === 'Reconciled');
+      // (The manager's own Event of the Ready transition has the same reason; it comes from guestbook-conditions.)
+      const reconciled = events.items.filter((e) => e.reason === 'Reconciled' && e.reportingController === 'guestbook-controller');
       expect(reconciled.map((e) => e.note)).toContain('size 3');
       expect(reconciled[0]).toMatchObject({ type: 'Normal', reportingController: 'guestbook-controller', regarding: { kind: 'Guestbook', name: 'one' } });
     } finally {

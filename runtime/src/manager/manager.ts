@@ -182,6 +182,8 @@ class ControllerManager implements Manager, ControllerHost {
     });
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
+    // Condition transitions of the kinds the controllers reconcile become Events and series (leader only).
+    this.add(this.observability.conditions((kind) => this.cache.informerFor(kind), (name) => this.eventRecorder(name)));
     this.localDevelopment = new LocalDevelopment(kubeConfig, opts.webhook ?? {}, this.log.child({ logger: 'webhook' }));
     this.webhookServer = new WebhookServer({ ...this.localDevelopment.serverOptions(), metrics: this.metrics });
   }
@@ -216,6 +218,7 @@ class ControllerManager implements Manager, ControllerHost {
   }
 
   controllerFor<T extends KubeObject>(kind: ResourceKind<T>, opts?: WatchOptions): ControllerBuilder<T> {
+    this.observability.observeConditions(kind);
     return new Builder<T>(this, kind, opts);
   }
 

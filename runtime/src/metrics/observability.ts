@@ -1,7 +1,11 @@
 // What a manager emits about itself besides logs, gathered so the manager calls one object at each
-// point of its life: the tracer (when given), the observer of its transport's requests, operator_up,
+// point of its life: the tracer (when given), the observer of its transport's requests,
+// the condition-transition observer of the kinds its controllers reconcile, operator_up,
 // leader_election_master_status, and the event recorders whose series counts are written on shutdown.
-import { createEventRecorder, type SeriesEventRecorder } from '../events/index.js';
+import type { ResourceKind } from '../api/kind.js';
+import type { Informer } from '../cache/informer.js';
+import { ConditionObserver } from '../events/conditions.js';
+import { createEventRecorder, type EventRecorder, type SeriesEventRecorder } from '../events/index.js';
 import type { Writer } from '../client/client.js';
 import type { Logger } from '../log/index.js';
 import { requestObserver, type RequestObserver } from '../tracing/instrument.js';
@@ -13,16 +17,38 @@ export interface ObservabilityOptions {
   log: Logger;
   /** Spans of reconciles and their API calls; default none. */
   tracer?: Tracer | null;
+  /** Record an Event on an object when one of its conditions transitions; default true. */
+  conditionEvents?: boolean;
 }
 
 export class Observability {
   readonly tracer?: Tracer;
   readonly requestObserver?: RequestObserver;
   private readonly recorders = new Set<SeriesEventRecorder>();
+  private conditionObserver?: ConditionObserver;
 
   constructor(private readonly opts: ObservabilityOptions) {
     this.tracer = opts.tracer ?? undefined;
     this.requestObserver = requestObserver(opts.metrics, this.tracer);
+  }
+
+  /**
+   * The Runnable (leader only) that turns condition transitions of the kinds given to observeConditions()
+   * into Events and series; `recorder` makes the recorder of a kind's Events.
+   */
+  conditions(informerFor: (kind: ResourceKind) => Informer, recorder: (name: string) => EventRecorder): ConditionObserver {
+    this.conditionObserver ??= new ConditionObserver({
+      registry: this.opts.metrics.registry,
+      informerFor,
+      recorder: this.opts.conditionEvents === false ? undefined : (kind) => recorder(`${kind.kind.toLowerCase()}-conditions`),
+      log: this.opts.log.child({ logger: 'conditions' }),
+    });
+    return this.conditionObserver;
+  }
+
+  /** Condition transitions of `kind` are observed (once, however many controllers reconcile it). */
+  observeConditions(kind: ResourceKind): void {
+    this.conditionObserver?.observe(kind);
   }
 
   /** A recorder whose pending series counts flushRecorders() writes. */
