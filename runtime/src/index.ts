@@ -5,7 +5,7 @@ export * from './api/builtins.js';
 export * from './client/index.js';
 export { Cache, createCache, stripManagedFields, NamespaceNotWatchedError, Informer, type Store, objectKey, parseLabelSelector, LabelSelectorError, type EventHandlers, type LabelMatcher, type CacheOptions, type IndexFunc } from './cache/index.js';
 export * from './workqueue/index.js';
-export { Result, terminal, isTerminal, TerminalError, type Request, type Reconciler, type ReconcileContext } from './reconcile/index.js';
+export { Result, terminal, isTerminal, TerminalError, ReconciliationTimeoutError, type Request, type Reconciler, type ReconcileContext } from './reconcile/index.js';
 export * from './controller/index.js';
 export * from './manager/index.js';
 export * from './helpers/index.js';
