@@ -133,6 +133,37 @@ describe('opgen generate --watch with wrong options', () => {
   });
 });
 
+describe('opgen generate --watch, in process: the scanned folder deleted and made again', () => {
+  it('sees the folder come back and regenerates from what it holds then', async () => {
+    const dir = tempDir();
+    cpSync(join(root, 'test/fixtures/generate/watch'), dir, { recursive: true });
+    const v1 = join(dir, 'src/api/v1');
+    const saved = Object.fromEntries(readdirSync(v1).map((f) => [f, readFileSync(join(v1, f), 'utf8')]));
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const ctx = { cwd: dir, out: (l: string) => void lines.push(l), err: (l: string) => void lines.push(l) };
+    const watching = watchGenerate({ cwd: dir, targets: ['crd'], paths: 'src/api/v1', check: false, dryRun: false }, ctx, stop.signal);
+    const until = async (what: string, ok: () => boolean): Promise<void> => {
+      for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(ok(), `${what}; the watcher printed:\n${lines.join('\n')}`).toBe(true);
+    };
+    const canal = join(dir, 'config/crd/bases/watch.example.com_canals.yaml');
+    try {
+      await until('the first run', () => existsSync(canal));
+      rmSync(v1, { recursive: true });
+      await until('the deletion reported', () => lines.some((l) => l.includes('src/api/v1 does not exist')));
+      // Made again the way `git checkout` or a move does: the folder first, its files a moment later.
+      mkdirSync(v1);
+      await new Promise((r) => setTimeout(r, 150));
+      for (const [f, text] of Object.entries(saved)) writeFileSync(join(v1, f), f === 'canal-types.ts' ? text.replace('size?: number;', 'size?: number;\n  /** Depth is new. */\n  depth?: number;') : text);
+      await until('the CRD regenerated from the folder made again', () => readFileSync(canal, 'utf8').includes('Depth is new.'));
+    } finally {
+      stop.abort();
+      await watching;
+    }
+  }, 30_000);
+});
+
 describe('opgen generate --watch (bin/opgen.js in a child process)', () => {
   let dir: string;
   let child: ChildProcess;

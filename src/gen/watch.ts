@@ -42,7 +42,7 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
     try {
       await generateCommand(o, (line) => written.push(line), session);
       // Folders are watched before the status line says so: a save right after it is seen.
-      updateWatchers(o, session, watchers, schedule, ctx);
+      updateWatchers(o, session, watchers, schedule, ctx, !firstRun);
       for (const line of written) ctx.out(line);
       const last = lastRun(session)!;
       const files = last.files.join('\n');
@@ -54,7 +54,7 @@ export async function watchGenerate(o: GenerateOptions, ctx: CommandContext, sto
       lastFiles = files;
       lastErrors = '';
     } catch (err) {
-      updateWatchers(o, session, watchers, schedule, ctx);
+      updateWatchers(o, session, watchers, schedule, ctx, !firstRun);
       for (const line of written) ctx.out(line); // warnings printed before the errors were found
       // Wrong flags (no PROJECT and no --paths, a path that does not exist): nothing to watch; the CLI prints it.
       if (firstRun && isOpgenError(err) && !hasFilePosition(err)) throw err;
@@ -141,7 +141,12 @@ export function watchRoots(o: GenerateOptions, files: string[]): Root[] {
       const wildcard = part.search(/[*?[]/);
       if (wildcard >= 0) part = part.slice(0, part.lastIndexOf('/', wildcard) + 1) || '.';
       const abs = resolve(o.cwd, part);
-      if (!existsSync(abs)) continue;
+      if (!existsSync(abs)) {
+        // Deleted (or not made yet): its nearest existing folder sees it come back.
+        const above = nearestExisting(abs);
+        if (above) flat.add(above);
+        continue;
+      }
       if (statSync(abs).isDirectory()) recursive.add(abs);
       else flat.add(dirname(abs));
     }
@@ -152,6 +157,13 @@ export function watchRoots(o: GenerateOptions, files: string[]): Root[] {
   for (const dir of recursive) if (![...recursive].some((r) => r !== dir && under(dir, r))) roots.push({ dir, recursive: true });
   for (const dir of flat) if (!roots.some((r) => under(dir, r.dir))) roots.push({ dir, recursive: false });
   return roots.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+}
+
+function nearestExisting(path: string): string | undefined {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if (existsSync(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /** Generated YAML and opgen's own temp files are not sources; anything else may be (a new folder, a rename). */
@@ -166,7 +178,7 @@ function relevant(name: string | null): boolean {
  * a file that an editor saves by writing a copy and renaming it over the original (vim, sed -i, JetBrains'
  * safe write); a folder's watcher sees that rename. Folders are listed again after every run.
  */
-function updateWatchers(o: GenerateOptions, session: GenerateSession, watchers: Map<string, FSWatcher>, changed: () => void, ctx: CommandContext): void {
+function updateWatchers(o: GenerateOptions, session: GenerateSession, watchers: Map<string, FSWatcher>, changed: () => void, ctx: CommandContext, rescanNew = false): void {
   const wanted = new Set<string>();
   for (const root of watchRoots(o, session.last?.files ?? [])) {
     try {
@@ -180,8 +192,10 @@ function updateWatchers(o: GenerateOptions, session: GenerateSession, watchers: 
     w.close();
     watchers.delete(dir);
   }
+  let added = false;
   for (const dir of wanted) {
     if (watchers.has(dir)) continue;
+    added = true;
     try {
       const w = watch(dir, (_event, name) => {
         if (relevant(name)) changed();
@@ -197,4 +211,7 @@ function updateWatchers(o: GenerateOptions, session: GenerateSession, watchers: 
       ctx.err(`${relative(o.cwd, dir) || '.'}: warning: cannot watch this folder (${(err as Error).message}); changes in it are not seen`);
     }
   }
+  // A folder watched from now on (made again after a delete, or new) may have got files after the run
+  // listed it and before its watcher existed: one more run reads them.
+  if (added && rescanNew) changed();
 }
