@@ -62,6 +62,9 @@ export class Cache implements Reader {
   private readonly informers = new Map<string, Informer>();
   private runningSignal?: AbortSignal;
   private readonly running: Promise<void>[] = [];
+  private readonly startedInformers = new Set<Informer>();
+  /** Started with `lazy` and not yet startAll(): an informer starts on its first read only. */
+  private lazy = false;
 
   constructor(
     private readonly transport: Transport,
@@ -76,7 +79,7 @@ export class Cache implements Reader {
       const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, watchIdleTimeoutMs: this.opts.watchIdleTimeoutMs, log: this.opts.log };
       informer = new Informer<T>(this.transport, kind, options);
       this.informers.set(key, informer as unknown as Informer);
-      if (this.runningSignal) this.running.push(this.runInformer(informer as unknown as Informer, this.runningSignal));
+      if (!this.lazy) this.startInformer(informer as unknown as Informer);
     }
     return informer;
   }
@@ -85,23 +88,46 @@ export class Cache implements Reader {
     return this.informers.has(kindKey(kind));
   }
 
-  /** Starts every informer (and any created later); resolves once `signal` aborts and all have stopped. */
-  async start(signal: AbortSignal): Promise<void> {
+  /**
+   * Starts every informer (and any created later); resolves once `signal` aborts and all have stopped.
+   * With `lazy` an informer starts only when something reads its kind through the cache, or at
+   * startAll(): a standby replica that is not to warm its caches lists nothing until it leads.
+   */
+  async start(signal: AbortSignal, opts: { lazy?: boolean } = {}): Promise<void> {
     if (this.runningSignal) throw new Error('cache already started');
     this.runningSignal = signal;
-    for (const informer of this.informers.values()) this.running.push(this.runInformer(informer, signal));
+    this.lazy = opts.lazy ?? false;
+    if (!this.lazy) for (const informer of this.informers.values()) this.startInformer(informer);
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-    // Informers added while we waited are in `running` too.
+    // Informers started while we waited are in `running` too.
     await Promise.all(this.running);
   }
 
+  /** Ends a lazy start: starts every informer not running yet, and each new one at once from now on. */
+  startAll(): void {
+    this.lazy = false;
+    for (const informer of this.informers.values()) this.startInformer(informer);
+  }
+
+  /** Whether every informer that runs (or, unless lazy, is to run) has its first list in memory. */
   hasSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced());
+    return this.expected().every((i) => i.hasSynced());
   }
 
   async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    const results = await Promise.all([...this.informers.values()].map((i) => i.waitForSync(signal)));
+    const results = await Promise.all(this.expected().map((i) => i.waitForSync(signal)));
     return results.every(Boolean);
+  }
+
+  private expected(): Informer[] {
+    return [...this.informers.values()].filter((i) => !this.lazy || this.startedInformers.has(i));
+  }
+
+  /** Runs `informer` until the cache stops, once; before start() it is only remembered (start() runs it). */
+  private startInformer(informer: Informer): void {
+    if (!this.runningSignal || this.startedInformers.has(informer)) return;
+    this.startedInformers.add(informer);
+    this.running.push(this.runInformer(informer, this.runningSignal));
   }
 
   async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, opts: GetOptions = {}): Promise<T> {
@@ -170,6 +196,8 @@ export class Cache implements Reader {
     const informer = this.informerFor(kind);
     if (!informer.hasSynced()) {
       if (!this.runningSignal) throw new Error(`the cache has not been started; cannot read ${kind.kind} before manager.start()`);
+      // A read starts its kind's informer even in a lazy cache (as controller-runtime's cache does).
+      this.startInformer(informer as unknown as Informer);
       const waited = signal ? AbortSignal.any([signal, this.runningSignal]) : this.runningSignal;
       if (!(await informer.waitForSync(waited))) {
         signal?.throwIfAborted();
