@@ -69,7 +69,7 @@ async function readLease(ns: string) {
 }
 
 describe('leadership', () => {
-  it('a standby replica attaches no event handlers: its queue stays empty while its cache is warm', async () => {
+  it('a standby replica with warmup attaches no event handlers: its queue stays empty while its cache is warm', async () => {
     const ns = await namespace('standby-idle');
     const reconciled: string[] = [];
     const a = await elected(ns);
@@ -78,7 +78,7 @@ describe('leadership', () => {
     await waitFor(() => a.cache.hasSynced() && reconciled.length === 0, 15_000, 'the first manager to start');
     await sleep(1500); // a has the lease by now (first candidate, empty lease)
 
-    const b = await elected(ns);
+    const b = await elected(ns, { warmup: true });
     b.controllerFor(Guestbook).complete({ reconcile: async (req) => void reconciled.push(`b/${req.name}`) });
     const bRun = started(b);
     for (const name of ['one', 'two', 'three']) await client.create(Guestbook, { metadata: { name, namespace: ns }, spec: {} });

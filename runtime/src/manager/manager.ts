@@ -50,6 +50,13 @@ export interface ManagerOptions {
   /** The webhook server (started when a webhook is registered through webhookFor or webhookServer.register). */
   webhook?: ManagerWebhookOptions;
   leaderElection?: boolean;
+  /**
+   * With leader election: a standby replica fills its caches (list and watch every kind the controllers
+   * use) but queues nothing, so on becoming leader it reconciles from memory without a full list
+   * (controller-runtime's EnableWarmup). Default false: a standby lists nothing until it leads, except
+   * what is read through its cache (webhooks), which spares the API server and the standby's memory.
+   */
+  warmup?: boolean;
   /** Name of the Lease; required with leaderElection. */
   leaderElectionID?: string;
   /** Default: the pod's namespace in-cluster, else 'default'. */
@@ -259,13 +266,15 @@ class ControllerManager implements Manager, ControllerHost {
       this.observability.started();
       const watched = this.watchedNamespaces;
       this.log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
-      cacheDone = this.cache.start(caches.signal);
+      // Without warmup a standby lists nothing until it leads (what is read through the cache excepted).
+      cacheDone = this.cache.start(caches.signal, { lazy: this.opts.leaderElection === true && this.opts.warmup !== true });
       this.startRunnable = (r) => {
         if (r.needLeaderElection === false || leadership.leading) work.run(r);
       };
       for (const r of this.runnables) if (r.needLeaderElection === false) work.run(r);
       leadership.campaign(stop.signal, {
         onLead: () => {
+          this.cache.startAll();
           this.observability.leading(this.opts.leaderElectionID!, true);
           for (const r of this.runnables) if (r.needLeaderElection !== false) work.run(r);
         },
