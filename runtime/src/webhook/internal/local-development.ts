@@ -64,7 +64,7 @@ export class LocalDevelopment {
     const baseUrl = this.explicitUrl ?? `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
     this.owner = newOwner();
     const changed = await redirectWebhooks(this.transport!, { paths: server.paths(), conversionKinds: server.conversionKinds(), baseUrl, caBundlePem: server.caBundle }, this.owner);
-    if (changed.length > 0) this.log.info('pointed webhooks at this process (local development; restored when it stops)', { url: baseUrl, why: decision.why, changed });
+    if (changed.length > 0) this.log.info('pointed webhooks at this process (local development)', { url: baseUrl, why: decision.why, changed });
     else this.log.info('local development: no webhook configuration or conversion CRD names a path this process serves', { url: baseUrl, paths: server.paths() });
     return port;
   }
