@@ -70,7 +70,8 @@ type HandlebarsTemplateDelegate = (context: unknown) => string;
 
 function printSummary(ctx: CommandContext, model: GoModel, t: Translation, output: string, changed: number, dryRun: boolean): void {
   const s = t.summary;
-  const kinds = s.packages.flatMap((p) => p.kinds);
+  // A kind with several versions is one kind.
+  const kinds = [...new Set(s.packages.flatMap((p) => p.kinds))];
   ctx.out(
     `${dryRun ? 'would migrate' : 'migrated'} ${s.packages.length} Go package${s.packages.length === 1 ? '' : 's'} (${s.packages.reduce((n, p) => n + p.types, 0)} types, ${kinds.length} kind${kinds.length === 1 ? '' : 's'}: ${kinds.join(', ') || 'none'}) into ${output} (${changed} file${changed === 1 ? '' : 's'} changed)`,
   );

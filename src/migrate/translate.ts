@@ -550,8 +550,8 @@ class ImportSet {
     if (ns === undefined) {
       // The Go file's own name for the package, unless it is a bare version or could be one of the
       // runtime's Kubernetes namespaces (`metav1`, `corev1`) the file may also use.
-      ns = goAlias && !/^v\d/.test(goAlias) && !/^[a-z]+v\d+((alpha|beta)\d+)?$/.test(goAlias) ? goAlias : `${pkgPath.startsWith('k8s.io/') ? 'k8s' : ''}${aliasFor(pkgPath)}`;
-      if (/^[a-z]+v\d+((alpha|beta)\d+)?$/.test(ns)) ns = `${ns}types`;
+      ns = goAlias && !/^v\d/.test(goAlias) && !KUBERNETES_NAMESPACE.test(goAlias) ? goAlias : `${pkgPath.startsWith('k8s.io/') ? 'k8s' : ''}${aliasFor(pkgPath)}`;
+      if (KUBERNETES_NAMESPACE.test(ns)) ns = `${ns}types`;
       const taken = new Set(this.file.namespaceOf.values());
       const base = ns;
       for (let i = 2; taken.has(ns) || this.localNames.has(ns); i++) ns = `${base}${i}`;
@@ -588,6 +588,10 @@ class ImportSet {
     this.file.imports = out;
   }
 }
+
+/** Names of @opgen/runtime/kubernetes namespaces (`corev1`, `metav1`, …): never a migrated package's. */
+const KUBERNETES_NAMESPACE =
+  /^(admission|admissionregistration|apiextensions|apiserverinternal|apps|authentication|authorization|autoscaling|batch|certificates|coordination|core|discovery|events|flowcontrol|imagepolicy|meta|networking|node|policy|rbac|resource|scheduling|storage|storagemigration)v\d+((alpha|beta)\d+)?$/;
 
 function importRank(from: string): number {
   return from.startsWith('@') ? 0 : from.startsWith('../') ? 1 : 2;
