@@ -18,3 +18,15 @@ it('the committed typed kinds are what the generator writes from the Kubernetes 
     expect(readFileSync(join(committed, f), 'utf8'), `${f} is stale: run npm run data:kubernetes-types`).toBe(readFileSync(join(out, f), 'utf8'));
   }
 }, 120_000);
+
+it('types quantities and int-or-string fields as the runtime Quantity and IntOrString (string | number), as the API takes them', () => {
+  const committed = join(process.cwd(), 'runtime', 'src', 'kubernetes');
+  const core = readFileSync(join(committed, 'corev1.ts'), 'utf8');
+  // ResourceRequirements: limits/requests take 2 as well as "2" or "500m".
+  expect(core).toMatch(/\n {2}limits\?: Record<string, Quantity>;/);
+  expect(core).toMatch(/\n {2}requests\?: Record<string, Quantity>;/);
+  expect(core).toMatch(/\n {2}port: IntOrString;/); // HTTPGetAction.port
+  const types = readFileSync(join(process.cwd(), 'runtime', 'src', 'api', 'types.ts'), 'utf8');
+  expect(types).toMatch(/export type Quantity = string \| number;/);
+  expect(types).toMatch(/export type IntOrString = number \| string;/);
+});

@@ -1,8 +1,9 @@
 // Regenerates runtime/src/kubernetes/: plain-JSON TypeScript interfaces for the built-in kinds operators
 // use, with a ResourceKind constant per served kind, from the OpenAPI v3 documents of the Kubernetes
 // release data/kubernetes-models.json targets (api/openapi-spec/v3 in the k8s.io/kubernetes module).
-// The types describe the JSON the API server serves: times are RFC 3339 strings, quantities strings
-// ("500m", "1Gi"), int-or-string fields number | string, and fields the schema requires are required.
+// The types describe the JSON the API server serves: times are RFC 3339 strings, quantities and
+// int-or-string fields the runtime's Quantity and IntOrString (string | number: "500m", "1Gi", 2), and fields
+// the schema requires are required.
 //
 // Usage: npm run data:kubernetes-types   (needs go; reads the module from the Go module cache or proxy)
 //        ... generate.js --check <dir>    (writes into <dir> instead, for the up-to-date test)
@@ -38,8 +39,9 @@ const GROUPS: Array<{ alias: string; prefix: string; group: string; version: str
 const SCALARS: Record<string, string> = {
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time': 'Time',
   'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': 'MicroTime',
-  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'string',
-  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'number | string',
+  // The runtime's int-or-string types (string | number): the API server takes 2 as well as "2" or "500m".
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'Quantity',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'IntOrString',
   'io.k8s.apimachinery.pkg.runtime.RawExtension': 'RawExtension',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON': 'unknown',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray': 'JSONSchemaProps | JSONSchemaProps[]',
@@ -117,7 +119,7 @@ export function generate(openApi: string, outDir: string, kubernetesVersion: str
     const ref = (target: string): string => {
       const scalar = SCALARS[target];
       if (scalar) {
-        for (const t of ['Time', 'MicroTime', 'RawExtension']) if (scalar === t) need('../api/types.js', t);
+        for (const t of ['Time', 'MicroTime', 'RawExtension', 'Quantity', 'IntOrString']) if (scalar === t) need('../api/types.js', t);
         return scalar;
       }
       const runtimeName = FROM_RUNTIME[target];

@@ -1,7 +1,7 @@
 // apps/v1 types of Kubernetes v1.36.3, generated from its OpenAPI by
 // tools/kubernetes-types/generate.ts (npm run data:kubernetes-types). Do not edit.
 import { groupVersion } from '../api/kind.js';
-import type { ListMeta, ObjectMeta, RawExtension, Time } from '../api/types.js';
+import type { IntOrString, ListMeta, ObjectMeta, RawExtension, Time } from '../api/types.js';
 import type { PersistentVolumeClaim, PodTemplateSpec } from './corev1.js';
 import type { LabelSelector } from './metav1.js';
 
@@ -290,23 +290,23 @@ export interface ReplicaSetStatus {
 /** Spec to control the desired behavior of daemon set rolling update. */
 export interface RollingUpdateDaemonSet {
   /** The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up to a minimum of 1. Default value is 0. Example: when this is set to 30%, at most … */
-  maxSurge?: number | string;
+  maxSurge?: IntOrString;
   /** The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes … */
-  maxUnavailable?: number | string;
+  maxUnavailable?: IntOrString;
 }
 
 /** Spec to control the desired behavior of rolling update. */
 export interface RollingUpdateDeployment {
   /** The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, … */
-  maxSurge?: number | string;
+  maxSurge?: IntOrString;
   /** The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update … */
-  maxUnavailable?: number | string;
+  maxUnavailable?: IntOrString;
 }
 
 /** RollingUpdateStatefulSetStrategy is used to communicate parameter for RollingUpdateStatefulSetStrategyType. */
 export interface RollingUpdateStatefulSetStrategy {
   /** The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding up. This can not be 0. Defaults to 1. This field is beta-level and is enabled by default. The field applies to all pods in the range 0 to Replicas-1. That means if there is any unavailable … */
-  maxUnavailable?: number | string;
+  maxUnavailable?: IntOrString;
   /** Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The default value is 0. */
   partition?: number;
 }

@@ -1,7 +1,7 @@
 // autoscaling/v2 types of Kubernetes v1.36.3, generated from its OpenAPI by
 // tools/kubernetes-types/generate.ts (npm run data:kubernetes-types). Do not edit.
 import { groupVersion } from '../api/kind.js';
-import type { ListMeta, ObjectMeta, Time } from '../api/types.js';
+import type { ListMeta, ObjectMeta, Quantity, Time } from '../api/types.js';
 import type { LabelSelector } from './metav1.js';
 
 const gv = groupVersion('autoscaling', 'v2');
@@ -73,7 +73,7 @@ export interface HPAScalingRules {
   /** stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds … */
   stabilizationWindowSeconds?: number;
   /** tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%). */
-  tolerance?: string;
+  tolerance?: Quantity;
 }
 
 /** HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler, which automatically manages the replica count of any resource implementing the scale subresource based on the metrics specified. */
@@ -199,11 +199,11 @@ export interface MetricTarget {
   /** averageUtilization is the target value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. Currently only valid for Resource metric source type */
   averageUtilization?: number;
   /** averageValue is the target value of the average of the metric across all relevant pods (as a quantity) */
-  averageValue?: string;
+  averageValue?: Quantity;
   /** type represents whether the metric type is Utilization, Value, or AverageValue */
   type: string;
   /** value is the target value of the metric (as a quantity). */
-  value?: string;
+  value?: Quantity;
 }
 
 /** MetricValueStatus holds the current value for a metric */
@@ -211,9 +211,9 @@ export interface MetricValueStatus {
   /** currentAverageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods. */
   averageUtilization?: number;
   /** averageValue is the current value of the average of the metric across all relevant pods (as a quantity) */
-  averageValue?: string;
+  averageValue?: Quantity;
   /** value is the current value of the metric (as a quantity). */
-  value?: string;
+  value?: Quantity;
 }
 
 /** ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for example, hits-per-second on an Ingress object). */

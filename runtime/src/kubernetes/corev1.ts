@@ -1,7 +1,7 @@
 // core/v1 types of Kubernetes v1.36.3, generated from its OpenAPI by
 // tools/kubernetes-types/generate.ts (npm run data:kubernetes-types). Do not edit.
 import { groupVersion } from '../api/kind.js';
-import type { Condition, ListMeta, MicroTime, ObjectMeta, Time } from '../api/types.js';
+import type { Condition, IntOrString, ListMeta, MicroTime, ObjectMeta, Quantity, Time } from '../api/types.js';
 import type { LabelSelector } from './metav1.js';
 
 const gv = groupVersion('', 'v1');
@@ -507,7 +507,7 @@ export interface ContainerStateWaiting {
 /** ContainerStatus contains details for the current status of this container. */
 export interface ContainerStatus {
   /** AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize. */
-  allocatedResources?: Record<string, string>;
+  allocatedResources?: Record<string, Quantity>;
   /** AllocatedResourcesStatus represents the status of various resources allocated for this Pod. */
   allocatedResourcesStatus?: ResourceStatus[];
   /** ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd"). */
@@ -581,7 +581,7 @@ export interface EmptyDirVolumeSource {
   /** medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir */
   medium?: string;
   /** sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: … */
-  sizeLimit?: string;
+  sizeLimit?: Quantity;
 }
 
 /** EndpointAddress is a tuple that describes single IP address. Deprecated: This API is deprecated in v1.33+. */
@@ -933,7 +933,7 @@ export interface HTTPGetAction {
   /** Path to access on the HTTP server. */
   path?: string;
   /** Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. */
-  port: number | string;
+  port: IntOrString;
   /** Scheme to use for connecting to the host. Defaults to HTTP. */
   scheme?: string;
 }
@@ -1081,15 +1081,15 @@ export interface LimitRange {
 /** LimitRangeItem defines a min/max usage limit for any resource that matches on kind. */
 export interface LimitRangeItem {
   /** Default resource requirement limit value by resource name if resource limit is omitted. */
-  default?: Record<string, string>;
+  default?: Record<string, Quantity>;
   /** DefaultRequest is the default resource requirement request value by resource name if resource request is omitted. */
-  defaultRequest?: Record<string, string>;
+  defaultRequest?: Record<string, Quantity>;
   /** Max usage constraints on this kind by resource name. */
-  max?: Record<string, string>;
+  max?: Record<string, Quantity>;
   /** MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value; this represents the max burst for the named resource. */
-  maxLimitRequestRatio?: Record<string, string>;
+  maxLimitRequestRatio?: Record<string, Quantity>;
   /** Min usage constraints on this kind by resource name. */
-  min?: Record<string, string>;
+  min?: Record<string, Quantity>;
   /** Type of resource that this limit applies to. */
   type: string;
 }
@@ -1263,7 +1263,7 @@ export interface NodeAllocatableResourceClaimStatus {
   /** ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation. */
   resourceClaimName: string;
   /** Resources is a map of the node-allocatable resource name to the aggregate quantity allocated to the claim. */
-  resources: Record<string, string>;
+  resources: Record<string, Quantity>;
 }
 
 /** NodeCondition contains condition information for a node. */
@@ -1387,9 +1387,9 @@ export interface NodeStatus {
   /** List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. … */
   addresses?: NodeAddress[];
   /** Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity. */
-  allocatable?: Record<string, string>;
+  allocatable?: Record<string, Quantity>;
   /** Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity */
-  capacity?: Record<string, string>;
+  capacity?: Record<string, Quantity>;
   /** Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition */
   conditions?: NodeCondition[];
   /** Status of the config assigned to the node via the dynamic Kubelet config feature. */
@@ -1557,9 +1557,9 @@ export interface PersistentVolumeClaimStatus {
   /** allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either: * Un-prefixed keys: - storage - the capacity of the volume. * Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource" Apart from above values - keys that are unprefixed or have kubernetes.io … */
   allocatedResourceStatuses?: Record<string, string>;
   /** allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either: * Un-prefixed keys: - storage - the capacity of the volume. * Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource" Apart from above values - keys that are unprefixed or have kubernetes.io … */
-  allocatedResources?: Record<string, string>;
+  allocatedResources?: Record<string, Quantity>;
   /** capacity represents the actual resources of the underlying volume. */
-  capacity?: Record<string, string>;
+  capacity?: Record<string, Quantity>;
   /** conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'. */
   conditions?: PersistentVolumeClaimCondition[];
   /** currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim */
@@ -1609,7 +1609,7 @@ export interface PersistentVolumeSpec {
   /** azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver. */
   azureFile?: AzureFilePersistentVolumeSource;
   /** capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity */
-  capacity?: Record<string, string>;
+  capacity?: Record<string, Quantity>;
   /** cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported. */
   cephfs?: CephFSPersistentVolumeSource;
   /** cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md */
@@ -1925,7 +1925,7 @@ export interface PodSpec {
   /** Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set. */
   os?: PodOS;
   /** Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. … */
-  overhead?: Record<string, string>;
+  overhead?: Record<string, Quantity>;
   /** PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset. */
   preemptionPolicy?: string;
   /** The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority. */
@@ -1973,7 +1973,7 @@ export interface PodSpec {
 /** PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane. */
 export interface PodStatus {
   /** AllocatedResources is the total requests allocated for this pod by the node. If pod-level requests are not set, this will be the total requests aggregated across containers in the pod. */
-  allocatedResources?: Record<string, string>;
+  allocatedResources?: Record<string, Quantity>;
   /** Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions */
   conditions?: PodCondition[];
   /** Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: … */
@@ -2245,7 +2245,7 @@ export interface ResourceFieldSelector {
   /** Container name: required for volumes, optional for env vars */
   containerName?: string;
   /** Specifies the output format of the exposed resources, defaults to "1" */
-  divisor?: string;
+  divisor?: Quantity;
   /** Required: resource to select */
   resource: string;
 }
@@ -2289,7 +2289,7 @@ export interface ResourceQuotaList {
 /** ResourceQuotaSpec defines the desired hard limits to enforce for Quota. */
 export interface ResourceQuotaSpec {
   /** hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/ */
-  hard?: Record<string, string>;
+  hard?: Record<string, Quantity>;
   /** scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched. */
   scopeSelector?: ScopeSelector;
   /** A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects. */
@@ -2299,9 +2299,9 @@ export interface ResourceQuotaSpec {
 /** ResourceQuotaStatus defines the enforced hard limits and observed use. */
 export interface ResourceQuotaStatus {
   /** Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/ */
-  hard?: Record<string, string>;
+  hard?: Record<string, Quantity>;
   /** Used is the current observed total usage of the resource in the namespace. */
-  used?: Record<string, string>;
+  used?: Record<string, Quantity>;
 }
 
 /** ResourceRequirements describes the compute resource requirements. */
@@ -2309,9 +2309,9 @@ export interface ResourceRequirements {
   /** Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container. */
   claims?: ResourceClaim[];
   /** Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
-  limits?: Record<string, string>;
+  limits?: Record<string, Quantity>;
   /** Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
-  requests?: Record<string, string>;
+  requests?: Record<string, Quantity>;
 }
 
 /** ResourceStatus represents the status of a single resource allocated to a Pod. */
@@ -2589,7 +2589,7 @@ export interface ServicePort {
   /** The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP. */
   protocol?: string;
   /** Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted … */
-  targetPort?: number | string;
+  targetPort?: IntOrString;
 }
 
 /** ServiceSpec describes the attributes that a user creates on a service. */
@@ -2697,7 +2697,7 @@ export interface TCPSocketAction {
   /** Optional: Host name to connect to, defaults to the pod IP. */
   host?: string;
   /** Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. */
-  port: number | string;
+  port: IntOrString;
 }
 
 /** The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint. */
@@ -2913,9 +2913,9 @@ export interface VolumeProjection {
 /** VolumeResourceRequirements describes the storage resource requirements for a volume. */
 export interface VolumeResourceRequirements {
   /** Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
-  limits?: Record<string, string>;
+  limits?: Record<string, Quantity>;
   /** Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/ */
-  requests?: Record<string, string>;
+  requests?: Record<string, Quantity>;
 }
 
 /** VolumeStatus represents the status of a mounted volume. At most one of its members must be specified. */

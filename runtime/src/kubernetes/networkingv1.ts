@@ -1,7 +1,7 @@
 // networking.k8s.io/v1 types of Kubernetes v1.36.3, generated from its OpenAPI by
 // tools/kubernetes-types/generate.ts (npm run data:kubernetes-types). Do not edit.
 import { groupVersion } from '../api/kind.js';
-import type { Condition, ListMeta, ObjectMeta } from '../api/types.js';
+import type { Condition, IntOrString, ListMeta, ObjectMeta } from '../api/types.js';
 import type { TypedLocalObjectReference } from './corev1.js';
 import type { LabelSelector } from './metav1.js';
 
@@ -269,7 +269,7 @@ export interface NetworkPolicyPort {
   /** endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port. */
   endPort?: number;
   /** port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched. */
-  port?: number | string;
+  port?: IntOrString;
   /** protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP. */
   protocol?: string;
 }

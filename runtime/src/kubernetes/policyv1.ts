@@ -1,7 +1,7 @@
 // policy/v1 types of Kubernetes v1.36.3, generated from its OpenAPI by
 // tools/kubernetes-types/generate.ts (npm run data:kubernetes-types). Do not edit.
 import { groupVersion } from '../api/kind.js';
-import type { Condition, ListMeta, ObjectMeta, Time } from '../api/types.js';
+import type { Condition, IntOrString, ListMeta, ObjectMeta, Time } from '../api/types.js';
 import type { DeleteOptions, LabelSelector } from './metav1.js';
 
 const gv = groupVersion('policy', 'v1');
@@ -49,9 +49,9 @@ export interface PodDisruptionBudgetList {
 /** PodDisruptionBudgetSpec is a description of a PodDisruptionBudget. */
 export interface PodDisruptionBudgetSpec {
   /** An eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with "minAvailable". */
-  maxUnavailable?: number | string;
+  maxUnavailable?: IntOrString;
   /** An eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod. So for example you can prevent all voluntary evictions by specifying "100%". */
-  minAvailable?: number | string;
+  minAvailable?: IntOrString;
   /** Label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace. */
   selector?: LabelSelector;
   /** UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type="Ready",status="True". */
