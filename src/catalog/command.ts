@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { CommandContext } from '../common/command-context.js';
-import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
+import { OpgenError, OpgenErrors, type Position } from '../diag/diagnostic.js';
 import { toYaml } from '../gen/yaml.js';
 import { checkDns1123Label } from '../naming/validate.js';
 import { readBundle, type CatalogBundle } from '../olm/catalog.js';
@@ -48,34 +48,34 @@ export async function catalogRenderCommand(ctx: CommandContext, o: CatalogRender
 
   // The template: the user's, or one written from the bundles' channels.
   let template: SemverTemplate;
-  let lookup: (path: (string | number)[]) => string;
+  let lookup: (path: (string | number)[]) => Position;
   if (existsSync(join(ctx.cwd, templatePath))) {
     ({ template, lookup } = await readTemplate(ctx.cwd, templatePath));
   } else {
     template = templateFromBundles(bundles, imageOf, o.majorChannels);
     tree.write(templatePath, await toYaml([template], '# Semver catalog template (operator-registry\'s olm.semver, `opm alpha render-template semver`):\n# list each bundle image under the channels it ships in; `opgen catalog render` generates the rest.\n'));
-    lookup = () => templatePath;
+    lookup = () => ({ file: templatePath });
   }
   let settings: ReturnType<typeof templateSettings>;
   try {
     settings = templateSettings(template);
   } catch (e) {
-    throw new OpgenError((e as Error).message, { file: lookup(['defaultChannelTypePreference']) }, 'make the preference match a generated channel kind');
+    throw new OpgenError((e as Error).message, lookup(['defaultChannelTypePreference']), 'make the preference match a generated channel kind');
   }
   const byArchetype = {} as Record<Archetype, RenderedBundle[]>;
   for (const a of ARCHETYPES) {
     const chosen: CatalogBundle[] = [];
     for (const [i, entry] of (template[a]?.bundles ?? []).entries()) {
       const b = byImage.get(entry.image);
-      if (!b) throw new OpgenError(`${a} lists ${entry.image}, which is none of the bundles (${[...byImage.keys()].join(', ')})`, { file: lookup([a, 'bundles', i, 'image']) }, 'pass its bundle directory in --bundles, or fix --bundle-image');
+      if (!b) throw new OpgenError(`${a} lists ${entry.image}, which is none of the bundles (${[...byImage.keys()].join(', ')})`, lookup([a, 'bundles', i, 'image']), 'pass its bundle directory in --bundles, or fix --bundle-image');
       // opm refuses two bundles of a channel whose versions differ in build metadata alone (or not at all).
-      if (chosen.some((x) => compareSemVer(x.semver, b.semver) === 0)) throw new OpgenError(`${a} lists version ${b.version} twice`, { file: lookup([a, 'bundles', i, 'image']) }, 'list each version once per channel');
+      if (chosen.some((x) => compareSemVer(x.semver, b.semver) === 0)) throw new OpgenError(`${a} lists version ${b.version} twice`, lookup([a, 'bundles', i, 'image']), 'list each version once per channel');
       chosen.push(b);
     }
     byArchetype[a] = chosen.map((b) => ({ name: b.name, version: b.semver }));
   }
   const listed = new Set(ARCHETYPES.flatMap((a) => byArchetype[a].map((b) => b.name)));
-  if (listed.size === 0) throw new OpgenError('the template lists no bundles', { file: lookup([]) }, 'list bundle images under candidate, fast or stable');
+  if (listed.size === 0) throw new OpgenError('the template lists no bundles', lookup([]), 'list bundle images under candidate, fast or stable');
   const { channels, defaultChannel } = generateChannels(byArchetype, settings);
 
   const catalogFile = `${outputDir}/${pkg}/catalog.yaml`;
@@ -122,34 +122,21 @@ function templateFromBundles(bundles: CatalogBundle[], imageOf: (b: CatalogBundl
   return t;
 }
 
-async function readTemplate(cwd: string, path: string): Promise<{ template: SemverTemplate; lookup: (p: (string | number)[]) => string }> {
-  const { LineCounter, parseDocument, isMap, isSeq, isScalar } = await import('yaml');
+async function readTemplate(cwd: string, path: string): Promise<{ template: SemverTemplate; lookup: (p: (string | number)[]) => Position }> {
+  const { LineCounter, parseDocument } = await import('yaml');
+  const { locateIn } = await import('../crd-upgrade/yaml-locate.js');
   const lc = new LineCounter();
   const doc = parseDocument(readFileSync(join(cwd, path), 'utf8'), { lineCounter: lc });
-  const at = (offset: number): string => {
-    const p = lc.linePos(offset);
-    return `${path}:${p.line}:${p.col}`;
-  };
-  if (doc.errors[0]) throw new OpgenError(`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, { file: at(doc.errors[0].pos[0]) }, 'fix the YAML');
-  const lookup = (segs: (string | number)[]): string => {
-    let node: unknown = doc.contents;
-    let offset = (doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0;
-    for (const s of segs) {
-      if (isMap(node)) {
-        const pair = node.items.find((x) => isScalar(x.key) && x.key.value === s);
-        if (!pair) break;
-        offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
-        node = pair.value;
-      } else if (isSeq(node) && typeof s === 'number' && node.items[s]) {
-        node = node.items[s];
-        offset = (node as { range?: [number] }).range?.[0] ?? offset;
-      } else break;
-    }
-    return at(offset);
-  };
+  const first = doc.errors[0];
+  if (first) {
+    const p = lc.linePos(first.pos[0]);
+    throw new OpgenError(`not valid YAML: ${first.message.split('\n')[0]}`, { file: path, line: p.line, column: p.col }, 'fix the YAML');
+  }
+  const locate = locateIn(doc, lc);
+  const lookup = (segs: (string | number)[]): Position => ({ file: path, ...locate(segs) });
   const value = doc.toJS() as unknown;
   const fail = (segs: (string | number)[], message: string, fix: string): never => {
-    throw new OpgenError(message, { file: lookup(segs) }, fix);
+    throw new OpgenError(message, lookup(segs), fix);
   };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail([], 'the template is not a YAML mapping', 'start from the template opgen catalog render writes');
   const t = value as Record<string, unknown>;

@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from '../common/command-context.js';
 import { diffCrd, displayPath, type Crd, type Finding } from './diff.js';
+import type { YamlPath } from './yaml-locate.js';
 
 export interface CrdDiffOptions {
   old: string;
@@ -15,7 +16,7 @@ interface LoadedCrd {
   crd: Crd;
   file: string;
   /** Finds the 1-based line and column of a YAML path in the CRD's document (the deepest part that exists). */
-  locate: (path: (string | number)[]) => { line: number; column: number };
+  locate: (path: YamlPath) => { line: number; column: number };
 }
 
 export async function crdDiffCommand(ctx: CommandContext, o: CrdDiffOptions): Promise<number> {
@@ -103,7 +104,8 @@ async function loadCrds(cwd: string, arg: string, which: 'old' | 'new'): Promise
   const files = statSync(abs).isDirectory()
     ? readdirSync(abs).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(abs, f))
     : [abs];
-  const { LineCounter, parseAllDocuments, isMap, isSeq, isScalar } = await import('yaml');
+  const { LineCounter, parseAllDocuments } = await import('yaml');
+  const { locateIn } = await import('./yaml-locate.js');
   const out: LoadedCrd[] = [];
   for (const file of files) {
     const lc = new LineCounter();
@@ -117,23 +119,7 @@ async function loadCrds(cwd: string, arg: string, which: 'old' | 'new'): Promise
       }
       const value = doc.toJS({ maxAliasCount: -1 }) as unknown;
       if (value === null || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'CustomResourceDefinition') continue;
-      const locate = (path: (string | number)[]): { line: number; column: number } => {
-        let node: unknown = doc.contents;
-        let offset = (doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0;
-        for (const seg of path) {
-          if (isMap(node)) {
-            const pair = node.items.find((p) => isScalar(p.key) && p.key.value === seg);
-            if (!pair) break;
-            offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
-            node = pair.value;
-          } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
-            node = node.items[seg];
-            offset = (node as { range?: [number] }).range?.[0] ?? offset;
-          } else break;
-        }
-        const pos = lc.linePos(offset);
-        return { line: pos.line, column: pos.col };
-      };
+      const locate = locateIn(doc, lc);
       out.push({ crd: value as Crd, file: shown(file), locate });
     }
   }
