@@ -1,5 +1,6 @@
 export { startTestEnv, type TestEnv, type TestEnvOptions, type WebhookServing, type SimulatedClusterOptions } from './test-env.js';
 export { MissingBinariesError } from './internal/binaries.js';
+export { EnvtestKubeConfig, type ApiClientConstructor, type EnvtestCluster, type EnvtestContext, type EnvtestUser } from './internal/kubeconfig.js';
 export { eventually } from './eventually.js';
 export {
   setupEnvtest, resolveBinaries, ChecksumMismatchError, progressTo, DEFAULT_KUBERNETES_VERSION, DEFAULT_ETCD_VERSION,

@@ -1,5 +1,5 @@
 // Runs against real etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS, set by test/global-setup.ts).
-import { ApiException, CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -88,7 +88,7 @@ describe('startTestEnv with CRDs', () => {
     let watchEnded!: (err: unknown) => void;
     const deleted = new Promise<void>((resolve, reject) => { sawDelete = resolve; watchEnded = reject; });
     // watch() resolves once the API server has answered the request, i.e. the watch is registered.
-    const watch = await new Watch(env.kubeConfig).watch(
+    const watch = await new Watch(env.kubeConfig.toClientNode() as KubeConfig).watch(
       '/apis/test.opgen.dev/v1/namespaces/default/widgets', { fieldSelector: 'metadata.name=watched' },
       (type, obj: { metadata: { name: string } }) => {
         events.push(`${type} ${obj.metadata.name}`);
@@ -202,7 +202,7 @@ describe('startTestEnv lifecycle', () => {
 
       // A client still watching (a running informer) is closed cleanly, not cut by SIGKILL at the deadline.
       let watchEnd: unknown = 'still open';
-      const watch = await new Watch(env.kubeConfig).watch('/api/v1/configmaps', {}, () => {}, (err) => { watchEnd = err; });
+      const watch = await new Watch(env.kubeConfig.toClientNode() as KubeConfig).watch('/api/v1/configmaps', {}, () => {}, (err) => { watchEnd = err; });
 
       await env.stop();
       expect(watchEnd).toBeNull();

@@ -1,10 +1,10 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveBinaries } from './assets/index.js';
 import { EarlyExitError, startControlPlane, withFlags, type ControlPlane } from './internal/control-plane.js';
 import { installCrds, pickCrds } from './internal/crds.js';
+import { EnvtestKubeConfig } from './internal/kubeconfig.js';
 import { durationFromEnv } from './internal/durations.js';
 import { readObjects, requireEachEntry } from './internal/manifests.js';
 import { releasePort } from './internal/ports.js';
@@ -53,8 +53,11 @@ export interface TestEnvOptions {
 }
 
 export interface TestEnv {
-  /** Admin (system:masters) credentials for the test API server. */
-  kubeConfig: KubeConfig;
+  /**
+   * Admin (system:masters) credentials for the test API server, for createClient/createManager. Needs no
+   * @kubernetes/client-node; its makeApiClient()/toClientNode() load that package when called.
+   */
+  kubeConfig: EnvtestKubeConfig;
   /** The same, written as a kubeconfig file (for kubectl or a child process); removed by stop(). */
   kubeconfigPath: string;
   /** https://127.0.0.1:<port> */
@@ -77,7 +80,7 @@ export interface TestEnv {
    * Credentials for another user, authenticated by a client certificate with CN=name and O=groups,
    * like envtest's AddUser: for testing what RBAC (e.g. the generated role) allows.
    */
-  addUser(user: { name: string; groups?: string[] }): KubeConfig;
+  addUser(user: { name: string; groups?: string[] }): EnvtestKubeConfig;
   /** Stops kube-apiserver, then etcd, and removes the temp folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -85,16 +88,8 @@ export interface TestEnv {
 const CONTEXT = 'envtest';
 const START_ATTEMPTS = 3;
 
-function buildKubeConfig(plane: ControlPlane, user: KeyPairPem): KubeConfig {
-  const b64 = (pem: string) => Buffer.from(pem).toString('base64');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: CONTEXT, server: plane.server, caData: b64(plane.servingCaPem), skipTLSVerify: false }],
-    users: [{ name: CONTEXT, certData: b64(user.certPem), keyData: b64(user.keyPem) }],
-    contexts: [{ name: CONTEXT, cluster: CONTEXT, user: CONTEXT }],
-    currentContext: CONTEXT,
-  });
-  return kc;
+function buildKubeConfig(plane: ControlPlane, user: KeyPairPem): EnvtestKubeConfig {
+  return new EnvtestKubeConfig(CONTEXT, plane.server, plane.servingCaPem, user);
 }
 
 /** Stops processes in reverse start order (kube-apiserver before etcd), then removes the folder. */
