@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Watch } from '@kubernetes/client-node';
+import { type KubeConfig, Watch } from '@kubernetes/client-node';
 import { startTestEnv, type TestEnvOptions } from '@opgen/runtime/envtest';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -41,7 +41,7 @@ async function timeStartStop(opts: TestEnvOptions, withWatch = false): Promise<{
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const env = await startTestEnv(opts);
-    const watch = withWatch ? await new Watch(env.kubeConfig).watch('/api/v1/configmaps', {}, () => {}, () => {}) : undefined;
+    const watch = withWatch ? await new Watch(env.kubeConfig.toClientNode() as KubeConfig).watch('/api/v1/configmaps', {}, () => {}, () => {}) : undefined;
     const t1 = performance.now();
     await env.stop();
     watch?.abort();
