@@ -2,6 +2,9 @@
 // read a Lease the same way: a lease is free when its holder is empty or it has not been seen to
 // change for leaseDuration; the leader renews every retryPeriod and steps down when it cannot renew
 // for renewDeadline; a graceful stop empties holderIdentity so the next candidate takes over at once.
+// renewDeadline counts from the last successful renew (from when that request was sent), not from the
+// start of a renew round: a blocked event loop or a hung credential plugin does not stretch
+// leadership, and guard() tells the leader's own requests at once when it has lapsed.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { microTime } from '../api/internal/micro-time.js';
@@ -45,6 +48,12 @@ export class LeaderElector {
   private observed: Lease | undefined;
   private observedSpec = '';
   private observedAt = 0;
+
+  /** performance.now() when the last successful acquire or renew was sent. */
+  private renewedAt = -Infinity;
+  private leading = false;
+  /** Leadership lapsed or was lost: sticky, this elector writes nothing as leader any more. */
+  private fenced = false;
 
   constructor(config: LeaderElectionConfig) {
     this.leaseDurationMs = config.leaseDurationMs ?? 15_000;
@@ -94,15 +103,29 @@ export class LeaderElector {
       await this.release();
       return { lost: false };
     }
+    this.leading = true;
     onStartedLeading();
     const lost = await this.renewUntilLostOrAborted(signal);
     if (lost) {
+      this.fenced = true;
       this.log.error('leader election lost', undefined, { lease: this.leaseRef, identity: this.identity });
       return { lost: true };
     }
+    this.leading = false;
     if (mayRelease()) await this.release();
     else this.log.info('keeping the leader lease until it expires: work started as leader may still be running', { lease: this.leaseRef, identity: this.identity });
     return { lost: false };
+  }
+
+  /**
+   * While leading: an error once renewDeadline has passed since the last successful renew, or the
+   * lease was lost (from then on, for good). Checked synchronously, so it holds even when the event
+   * loop was blocked past the deadline and no timer has run yet. Give it to the transport of every
+   * client that writes as leader (TransportOptions.guard).
+   */
+  guard(): Error | undefined {
+    if (!this.fenced && this.leading && performance.now() >= this.renewedAt + this.renewDeadlineMs) this.fenced = true;
+    return this.fenced ? new Error(`leader election lost: the lease ${this.leaseRef} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent as leader`) : undefined;
   }
 
   /** The identity in the lease as last observed ('' when free); undefined before the first read. */
@@ -128,17 +151,27 @@ export class LeaderElector {
     return false;
   }
 
-  /** Renews every retryPeriod; a renew round may retry for up to renewDeadline before leadership is lost. */
+  /**
+   * Renews every retryPeriod and retries a failed renew until renewDeadline has passed since the last
+   * successful one; true when leadership is lost (that deadline passed, or another holder is seen).
+   */
   private async renewUntilLostOrAborted(signal: AbortSignal): Promise<boolean> {
+    const left = () => this.renewedAt + this.renewDeadlineMs - performance.now();
     for (;;) {
-      if (!(await pause(this.retryPeriodMs, signal))) return false;
-      const deadline = performance.now() + this.renewDeadlineMs;
-      let renewed = false;
+      if (!(await pause(Math.min(this.retryPeriodMs, Math.max(0, left())), signal))) return false;
       for (;;) {
-        const remaining = deadline - performance.now();
-        if (remaining <= 0) break;
-        renewed = await this.tryAcquireOrRenew(signal, remaining);
-        if (renewed || signal.aborted) break;
+        const remaining = left();
+        if (remaining <= 0) {
+          this.log.info('no successful renew within renewDeadline; giving up leadership', {
+            lease: this.leaseRef,
+            sinceLastRenewMs: Math.round(performance.now() - this.renewedAt),
+            renewDeadlineMs: this.renewDeadlineMs,
+          });
+          return true;
+        }
+        const renewed = await this.tryAcquireOrRenew(signal, remaining);
+        if (signal.aborted) return false;
+        if (renewed) break;
         // Another candidate holds the lease now: leadership is lost already, waiting out the renew
         // deadline would only let us go on writing beside the new leader.
         const holder = this.observedHolder;
@@ -146,11 +179,8 @@ export class LeaderElector {
           this.log.info('the lease is held by another candidate now', { lease: this.leaseRef, holder });
           return true;
         }
-        const wait = Math.min(this.retryPeriodMs, deadline - performance.now());
-        if (wait <= 0 || !(await pause(wait, signal))) break;
+        if (!(await pause(Math.max(0, Math.min(this.retryPeriodMs, left())), signal))) return false;
       }
-      if (signal.aborted) return false;
-      if (!renewed) return true;
     }
   }
 
@@ -161,11 +191,16 @@ export class LeaderElector {
   private async tryAcquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
     const attempt = AbortSignal.any([signal, timeoutSignal(Math.max(1, Math.ceil(timeoutMs)))]);
     const now = new Date();
+    const sentAt = performance.now();
+    const held = (lease: Lease): true => {
+      this.observe(lease);
+      this.renewedAt = sentAt;
+      return true;
+    };
     try {
       if (this.observed && this.isLeader() && this.leaseValid()) {
         try {
-          this.observe(await this.leases.update(this.observed, this.renewedSpec(now), attempt));
-          return true;
+          return held(await this.leases.update(this.observed, this.renewedSpec(now), attempt));
         } catch (err) {
           if (signal.aborted) return false;
           this.log.debug('failed to renew lease optimistically, reading it', { lease: this.leaseRef, error: describe(err) });
@@ -177,7 +212,7 @@ export class LeaderElector {
         current = await this.leases.get(attempt);
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        this.observe(
+        return held(
           await this.leases.create(
             {
               holderIdentity: this.identity,
@@ -189,7 +224,6 @@ export class LeaderElector {
             attempt,
           ),
         );
-        return true;
       }
 
       this.observe(current);
@@ -205,8 +239,7 @@ export class LeaderElector {
             renewTime: microTime(now),
             leaseTransitions: (current.spec?.leaseTransitions ?? 0) + 1,
           };
-      this.observe(await this.leases.update(current, spec, attempt));
-      return true;
+      return held(await this.leases.update(current, spec, attempt));
     } catch (err) {
       if (!signal.aborted) {
         this.log.error('error acquiring or renewing lease', err, { lease: this.leaseRef, identity: this.identity });

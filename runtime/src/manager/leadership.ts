@@ -27,6 +27,7 @@ export class Leadership {
   private done: Promise<void> = Promise.resolve();
   private leadingNow = false;
   private lostLease = false;
+  private elector?: LeaderElector;
 
   constructor(private readonly opts: LeadershipOptions) {}
 
@@ -38,6 +39,11 @@ export class Leadership {
     return this.lostLease;
   }
 
+  /** An error once leadership lapsed (LeaderElector.guard); the manager's transport refuses to send then. */
+  guard(): Error | undefined {
+    return this.elector?.guard();
+  }
+
   /** Campaigns until release(); leadership won after `stopping` aborted is not taken up. */
   campaign(stopping: AbortSignal, events: LeadershipEvents): void {
     const lease = this.opts.lease;
@@ -47,6 +53,7 @@ export class Leadership {
       return;
     }
     const elector = new LeaderElector({ kubeConfig: this.opts.kubeConfig, ...lease, log: this.opts.log.child({ logger: 'leader-election' }) });
+    this.elector = elector;
     const where = `${lease.namespace}/${lease.name}`;
     this.opts.log.info('waiting for leader election', { lease: where });
     this.done = elector.run(

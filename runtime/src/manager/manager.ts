@@ -168,6 +168,8 @@ class ControllerManager implements Manager, ControllerHost {
   private readonly controllerNames = new Set<string>();
   private startRunnable?: (r: Runnable) => void;
   private started = false;
+  /** The leadership fence of the running start() (see TransportOptions.guard). */
+  private leaderGuard: () => Error | undefined = () => undefined;
 
   constructor(
     readonly kubeConfig: KubeConfigLike,
@@ -179,7 +181,7 @@ class ControllerManager implements Manager, ControllerHost {
     this.tracer = this.observability.tracer;
     // The hard stop fences every request of the manager's client, cache and event recorder: aborted
     // in flight, refused afterwards.
-    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.stopHard.signal, observer: this.observability.requestObserver });
+    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.stopHard.signal, observer: this.observability.requestObserver, guard: () => this.leaderGuard() });
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
     this.cache = new Cache(this.transport, {
       namespaces: opts.namespaces,
@@ -259,6 +261,7 @@ class ControllerManager implements Manager, ControllerHost {
     const caches = new AbortController();
     const work = new RunGroup(this.log, (err) => stop.fail(err));
     const leadership = new Leadership({ kubeConfig: this.kubeConfig, lease: this.lease(), log: this.log });
+    this.leaderGuard = () => leadership.guard();
     if (this.opts.leaderElection) this.observability.leading(this.opts.leaderElectionID!, false);
     let cacheDone: Promise<void> = Promise.resolve();
     try {

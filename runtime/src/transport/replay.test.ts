@@ -76,10 +76,10 @@ beforeAll(async () => {
   env = await startTestEnv();
   admin = createClient(env.kubeConfig);
   const port = await proxy.listen(new URL(env.server));
-  const cluster = env.kubeConfig.getCurrentCluster()!;
-  // The API server's certificate names 127.0.0.1, which the proxy listens on too.
+  // The API server's certificate names 127.0.0.1, which the proxy listens on too; the CA and the
+  // client certificate come from envtest's kubeconfig.
   throughProxy = {
-    getCurrentCluster: () => ({ ...cluster, server: `https://127.0.0.1:${port}` }),
+    getCurrentCluster: () => ({ name: 'through-proxy', server: `https://127.0.0.1:${port}`, skipTLSVerify: false }),
     applyToHTTPSOptions: (opts) => env.kubeConfig.applyToHTTPSOptions(opts),
   };
 });

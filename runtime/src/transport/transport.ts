@@ -38,6 +38,13 @@ export interface TransportOptions {
   stop?: AbortSignal;
   /** Told about every request (rest_client_requests_total, client spans, traceparent). */
   observer?: RequestObserver;
+  /**
+   * Asked right before each request goes on the wire (after its credentials are ready); an error
+   * refuses the request. The manager's leadership fence: a leader whose lease may have passed to
+   * another replica (renewDeadline without a successful renew, e.g. after a blocked event loop)
+   * sends nothing more, even before its leader election notices.
+   */
+  guard?: () => Error | undefined;
 }
 
 /** The default deadline of a non-watch request. */
@@ -76,6 +83,7 @@ export class Transport {
   private readonly timeoutMs: number;
   private readonly stop?: AbortSignal;
   private readonly observer?: RequestObserver;
+  private readonly guard?: () => Error | undefined;
 
   constructor(
     readonly kubeConfig: KubeConfigLike,
@@ -84,6 +92,7 @@ export class Transport {
     this.timeoutMs = opts.requestTimeoutMs ?? defaultRequestTimeoutMs;
     this.stop = opts.stop;
     this.observer = opts.observer;
+    this.guard = opts.guard;
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -163,7 +172,9 @@ export class Transport {
 
   private async send(method: string, path: string, opts: RequestOptions): Promise<http.IncomingMessage> {
     const prepared = this.prepare();
-    const p = prepared instanceof Promise ? await prepared : prepared;
+    // Waiting for credentials (an exec plugin) is part of the request: its signal and deadline cut it
+    // short. The plugin itself keeps running, and its answer serves the next request.
+    const p = prepared instanceof Promise ? await untilAborted(prepared, opts.signal) : prepared;
     const url = new URL(p.base.pathname.replace(/\/$/, '') + path, p.base);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: http.OutgoingHttpHeaders = { 'User-Agent': userAgent, ...p.headers, Accept: 'application/json' };
@@ -178,6 +189,8 @@ export class Transport {
     const lib = url.protocol === 'http:' ? http : https;
     const attempt = () =>
       new Promise<http.IncomingMessage>((resolve, reject) => {
+        const refused = this.guard?.();
+        if (refused) return reject(refused);
         const req = lib.request(url, { method, headers, agent: p.agent, auth: p.auth, signal: opts.signal }, resolve);
         req.on('error', (err: NodeJS.ErrnoException) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
         req.end(payload);
@@ -276,6 +289,29 @@ function replayable(method: string, opts: RequestOptions): boolean {
 
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/**
+ * `p`, or a rejection with `signal`'s reason as soon as it aborts. `p` is still awaited (its rejection
+ * is handled) but no longer waited for.
+ */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 // client-go's exec credential plugins (k8s.io/client-go/plugin/pkg/client/auth/exec): what EKS
 // (`aws eks get-token`), GKE (`gke-gcloud-auth-plugin`) and AKS (`kubelogin`) kubeconfigs use.
 import { spawn } from 'node:child_process';
+import { setTimer } from '../../internal/timers/index.js';
 import { KubeConfigError, oneLine } from './errors.js';
 
 export const execApiVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
@@ -19,7 +20,22 @@ export interface ExecSpec {
   cluster?: Record<string, unknown>;
   /** For messages: `user "dev" in ~/.kube/config`. */
   where: string;
+  /** See defaultExecPluginTimeoutMs; 0: none. */
+  timeoutMs?: number;
 }
+
+/**
+ * How long a plugin that runs without a terminal may take before it is killed. client-go sets no limit
+ * (it runs the plugin with exec.Command, not tied to any request: kubernetes/kubernetes#108849 was
+ * declined in 2025 so that a slow first login is not killed with the request that started it). The
+ * runtime keeps that separation: a request stops waiting for credentials at its own signal and
+ * deadline, the plugin keeps running and its answer serves the next request. But an operator has no
+ * one to log in, and a plugin hung for good would leave every later request waiting on it, so a
+ * plugin without a terminal is killed after 60 s, the default request deadline: an answer later than
+ * that reaches no request anyway, and the next request runs the plugin afresh. With a terminal
+ * (interactiveMode IfAvailable or Always and a TTY) there is no limit, as in client-go.
+ */
+export const defaultExecPluginTimeoutMs = 60_000;
 
 /**
  * Set by loadKubeConfig()'s applyToHTTPSOptions on the options it fills in when an exec plugin's
@@ -91,7 +107,8 @@ export class ExecCredentialPlugin {
       kind: 'ExecCredential',
       spec: { interactive, ...(spec.cluster ? { cluster: spec.cluster } : {}) },
     };
-    const { code, stdout, stderr, error } = await new Promise<{ code: number | null; stdout: string; stderr: string; error?: NodeJS.ErrnoException }>(
+    const timeoutMs = interactive ? 0 : (spec.timeoutMs ?? defaultExecPluginTimeoutMs);
+    const { code, stdout, stderr, error, timedOut } = await new Promise<{ code: number | null; stdout: string; stderr: string; error?: NodeJS.ErrnoException; timedOut?: boolean }>(
       (resolve) => {
         let out = '';
         let err = '';
@@ -99,12 +116,31 @@ export class ExecCredentialPlugin {
           env: { ...process.env, ...spec.env, KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) },
           stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'],
         });
+        // Killed, and given up on at once: a child of the plugin may hold its stdout open after it died.
+        const timer =
+          timeoutMs > 0
+            ? setTimer(() => {
+                child.kill('SIGKILL');
+                child.stdout.destroy();
+                child.stderr.destroy();
+                resolve({ code: null, stdout: out, stderr: err, timedOut: true });
+              }, timeoutMs)
+            : undefined;
         child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
         child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-        child.on('error', (e: NodeJS.ErrnoException) => resolve({ code: null, stdout: out, stderr: err, error: e }));
-        child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+        child.on('error', (e: NodeJS.ErrnoException) => {
+          timer?.clear();
+          resolve({ code: null, stdout: out, stderr: err, error: e });
+        });
+        child.on('close', (c) => {
+          timer?.clear();
+          resolve({ code: c, stdout: out, stderr: err });
+        });
       },
     );
+    if (timedOut) {
+      throw new KubeConfigError(`exec plugin "${spec.command}" for ${spec.where} did not answer within ${timeoutMs} ms and was killed; make it answer without a terminal, or raise loadKubeConfig's execPluginTimeoutMs`);
+    }
     if (error) {
       if (error.code === 'ENOENT') {
         const hint = spec.installHint ? ` (${oneLine(spec.installHint)})` : '';

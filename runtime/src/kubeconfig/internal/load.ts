@@ -68,6 +68,11 @@ export interface LoadKubeConfigOptions {
    * /var/run/secrets/kubernetes.io/serviceaccount. For tests.
    */
   serviceAccountDir?: string;
+  /**
+   * How long an exec credential plugin may run without a terminal before it is killed; default 60 s
+   * (defaultExecPluginTimeoutMs, where the figure is explained); 0: no limit, as client-go.
+   */
+  execPluginTimeoutMs?: number;
 }
 
 /** Where Kubernetes mounts a pod's service-account token, ca.crt and namespace. */
@@ -76,11 +81,11 @@ export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/servicea
 /** The kubeconfig client-node's loadFromDefault() would load (see the top of this file). */
 export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<KubeConfigLike> {
   const list = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (list.length > 0) return fromFiles(readKubeConfigFiles(list, 'listed in $KUBECONFIG'));
+  if (list.length > 0) return fromFiles(readKubeConfigFiles(list, 'listed in $KUBECONFIG'), opts);
   const home = homeDir();
   if (home) {
     const file = join(home, '.kube', 'config');
-    if (existsSync(file)) return fromFiles(readKubeConfigFiles([file], 'the default kubeconfig'));
+    if (existsSync(file)) return fromFiles(readKubeConfigFiles([file], 'the default kubeconfig'), opts);
   }
   if (process.platform === 'win32') return clientNodeKubeConfig();
   const saDir = opts.serviceAccountDir ?? defaultServiceAccountDir;
@@ -221,7 +226,7 @@ function inCluster(saDir: string): KubeConfigLike {
   );
 }
 
-async function fromFiles(config: MergedConfig): Promise<KubeConfigLike> {
+async function fromFiles(config: MergedConfig, opts: LoadKubeConfigOptions): Promise<KubeConfigLike> {
   const where = config.files.map(displayPath).join(':');
   const current = config.currentContext;
   if (!current) {
@@ -243,7 +248,7 @@ async function fromFiles(config: MergedConfig): Promise<KubeConfigLike> {
     if (user.value['auth-provider']) return clientNodeKubeConfig();
   }
   const { cluster: c, tls } = resolveCluster(cluster);
-  const auth = user ? resolveUser(user, c) : { impersonate: {} };
+  const auth = user ? resolveUser(user, c, opts) : { impersonate: {} };
   return new LoadedKubeConfig(c, tls, auth, user ? `${displayPath(user.file)}: user "${user.name}"` : `${displayPath(cluster.file)}: cluster "${cluster.name}"`);
 }
 
@@ -293,7 +298,7 @@ function resolveCluster({ name, file, value }: Named<RawCluster>): { cluster: Cl
   return { cluster, tls: { caFile, caData: caFile ? undefined : caData, skipTLSVerify, servername } };
 }
 
-function resolveUser({ name, file, value }: Named<RawUser>, cluster: Cluster): UserAuth {
+function resolveUser({ name, file, value }: Named<RawUser>, cluster: Cluster, opts: LoadKubeConfigOptions): UserAuth {
   const at = `${displayPath(file)}: user "${name}"`;
   const fileField = (field: 'client-certificate' | 'client-key') =>
     value[field] ? mustExist(resolvePath(file, value[field]), `${at} names ${field}`) : undefined;
@@ -314,11 +319,11 @@ function resolveUser({ name, file, value }: Named<RawUser>, cluster: Cluster): U
   if (value.as) auth.impersonate['Impersonate-User'] = value.as;
   if (value['as-groups']?.length) auth.impersonate['Impersonate-Group'] = value['as-groups'];
   if (value['as-uid']) auth.impersonate['Impersonate-Uid'] = value['as-uid'];
-  if (value.exec) auth.exec = execPlugin(at, file, value.exec, cluster);
+  if (value.exec) auth.exec = execPlugin(at, file, value.exec, cluster, opts.execPluginTimeoutMs);
   return auth;
 }
 
-function execPlugin(at: string, file: string, exec: NonNullable<RawUser['exec']>, cluster: Cluster): ExecCredentialPlugin {
+function execPlugin(at: string, file: string, exec: NonNullable<RawUser['exec']>, cluster: Cluster, timeoutMs: number | undefined): ExecCredentialPlugin {
   if (!exec.command) throw new KubeConfigError(`${at} has exec without a command; add users[].user.exec.command`);
   const apiVersion = exec.apiVersion as ExecApiVersion;
   if (!execApiVersions.includes(apiVersion)) {
@@ -345,6 +350,7 @@ function execPlugin(at: string, file: string, exec: NonNullable<RawUser['exec']>
     installHint: exec.installHint,
     cluster: exec.provideClusterInfo ? clusterInfo(cluster) : undefined,
     where: at.replace(/^(.*): (user ".*")$/, '$2 in $1'),
+    timeoutMs,
   });
 }
 
