@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { CommandContext } from '../common/command-context.js';
+import type { Document } from 'yaml';
 import { OpgenError, OpgenErrors, type Position } from '../diag/diagnostic.js';
 import { toYaml } from '../gen/yaml.js';
 import { checkDns1123Label } from '../naming/validate.js';
@@ -46,11 +47,31 @@ export async function catalogRenderCommand(ctx: CommandContext, o: CatalogRender
     byImage.set(imageOf(b), b);
   }
 
-  // The template: the user's, or one written from the bundles' channels.
+  // The template: the user's, with bundles it does not list yet added under their channels (a rerun after
+  // generate bundle), or one written from the bundles' channels.
   let template: SemverTemplate;
   let lookup: (path: (string | number)[]) => Position;
   if (existsSync(join(ctx.cwd, templatePath))) {
-    ({ template, lookup } = await readTemplate(ctx.cwd, templatePath));
+    const read = await readTemplate(ctx.cwd, templatePath);
+    ({ template, lookup } = read);
+    const listedImages = new Set(ARCHETYPES.flatMap((a) => (template[a]?.bundles ?? []).map((e) => e.image)));
+    const unlisted = bundles.filter((b) => !listedImages.has(imageOf(b))).sort((x, y) => compareSemVer(x.semver, y.semver));
+    if (unlisted.length > 0) {
+      const { isMap, isSeq } = await import('yaml');
+      const doc = read.doc;
+      for (const b of unlisted) {
+        const archetypes = archetypesOf(b);
+        for (const a of archetypes) {
+          const section = doc.get(a);
+          if (!isMap(section)) doc.set(a, doc.createNode({ bundles: [] }));
+          else if (!isSeq(section.get('bundles'))) section.set('bundles', doc.createNode([]));
+          doc.addIn([a, 'bundles'], doc.createNode({ image: imageOf(b) }));
+        }
+        ctx.out(`${templatePath}: added ${imageOf(b)} (${b.dir}) under ${archetypes.join(', ')}`);
+      }
+      tree.write(templatePath, doc.toString({ lineWidth: 0 }));
+      template = doc.toJS() as SemverTemplate;
+    }
   } else {
     template = templateFromBundles(bundles, imageOf, o.majorChannels);
     tree.write(templatePath, await toYaml([template], '# Semver catalog template (operator-registry\'s olm.semver, `opm alpha render-template semver`):\n# list each bundle image under the channels it ships in; `opgen catalog render` generates the rest.\n'));
@@ -110,11 +131,7 @@ function inside(cwd: string, path: string, flag: string): string {
 function templateFromBundles(bundles: CatalogBundle[], imageOf: (b: CatalogBundle) => string, major: boolean): SemverTemplate {
   const t: SemverTemplate = { schema: 'olm.semver', generateMajorChannels: major, generateMinorChannels: true };
   for (const b of [...bundles].sort((x, y) => compareSemVer(x.semver, y.semver))) {
-    for (const c of b.channels) {
-      const archetype = ARCHETYPES.find((a) => c === a || c.startsWith(`${a}-v`));
-      if (!archetype) {
-        throw new OpgenError(`${b.dir} is in channel '${c}'; a semver template knows only candidate, fast and stable`, { flag: '--bundles' }, 'regenerate the bundle with --channels candidate|fast|stable, or write the template yourself (--template)');
-      }
+    for (const archetype of archetypesOf(b)) {
       const list = (t[archetype] ??= { bundles: [] }).bundles!;
       if (!list.some((x) => x.image === imageOf(b))) list.push({ image: imageOf(b) });
     }
@@ -122,7 +139,20 @@ function templateFromBundles(bundles: CatalogBundle[], imageOf: (b: CatalogBundl
   return t;
 }
 
-async function readTemplate(cwd: string, path: string): Promise<{ template: SemverTemplate; lookup: (p: (string | number)[]) => Position }> {
+/** The template channels a bundle's channels (candidate, fast, stable, or `<one of them>-v…`) put it in. */
+function archetypesOf(b: CatalogBundle): Archetype[] {
+  const out = new Set<Archetype>();
+  for (const c of b.channels) {
+    const archetype = ARCHETYPES.find((a) => c === a || c.startsWith(`${a}-v`));
+    if (!archetype) {
+      throw new OpgenError(`${b.dir} is in channel '${c}'; a semver template knows only candidate, fast and stable`, { flag: '--bundles' }, 'regenerate the bundle with --channels candidate|fast|stable, or list it in the template yourself (--template)');
+    }
+    out.add(archetype);
+  }
+  return ARCHETYPES.filter((a) => out.has(a));
+}
+
+async function readTemplate(cwd: string, path: string): Promise<{ template: SemverTemplate; lookup: (p: (string | number)[]) => Position; doc: Document.Parsed }> {
   const { LineCounter, parseDocument } = await import('yaml');
   const { locateIn } = await import('../crd-upgrade/yaml-locate.js');
   const lc = new LineCounter();
@@ -155,7 +185,7 @@ async function readTemplate(cwd: string, path: string): Promise<{ template: Semv
       if (e === null || typeof e !== 'object' || typeof (e as { image?: unknown }).image !== 'string' || Object.keys(e).length !== 1) fail([a, 'bundles', i], `${a}.bundles[${i}] must be {image: <bundle image>}`, 'write - image: <bundle image>');
     }
   }
-  return { template: t as unknown as SemverTemplate, lookup };
+  return { template: t as unknown as SemverTemplate, lookup, doc };
 }
 
 /** One olm.bundle blob, with the properties opm renders for a registry+v1 bundle. */

@@ -123,6 +123,24 @@ describe('catalog render against operator-registry\'s semver template', () => {
     renderVerdicts.push(oracle.verdict);
   });
 
+  it('adds bundles the template does not list yet under their channels, keeping the rest of the file', async () => {
+    const template = 'templates/growing.yaml';
+    writeFileSync(join(project, template), `# ours\nschema: olm.semver\nstable:\n  bundles:\n    - image: ${imageOf('0.1.0')} # first release\n`);
+    const versions = ['0.1.0', '0.1.1', '0.1.2', '0.2.0'];
+    const r = await opgenOk(project, 'catalog', 'render', '--template', template, '--output-dir', 'out/growing', ...bundleArgs(versions));
+    expect(r.stdout).toContain(`${template}: added ${imageOf('0.1.1')} (bundles/0.1.1) under stable\n`);
+    expect(r.stdout).toContain(`${template}: added ${imageOf('0.2.0')} (bundles/0.2.0) under candidate, fast, stable\n`);
+    const text = readFileSync(join(project, template), 'utf8');
+    expect(text).toContain('# ours\n');
+    expect(text).toContain(`- image: ${imageOf('0.1.0')} # first release\n`);
+    const docs = readFbc(join(project, 'out/growing', PKG, 'catalog.yaml'));
+    const ours = graph({ packages: docs.filter((d) => d.schema === 'olm.package'), channels: docs.filter((d) => d.schema === 'olm.channel'), bundles: docs.filter((d) => d.schema === 'olm.bundle') });
+    const oracle = olmV1Oracle('catalog-template', join(project, template), ...oracleArgs(versions));
+    expect(ours).toEqual(fromOracle(oracle.catalog as Obj));
+    expect(ours.bundles).toHaveLength(4);
+    renderVerdicts.push(oracle.verdict);
+  });
+
   it('writes the template, the Dockerfile and an OLM v1 ClusterCatalog; --dry-run writes nothing', async () => {
     expect(readFileSync(join(project, 'templates/template-written-from-the-bundles-minor-channels-.yaml'), 'utf8')).toContain('schema: olm.semver');
     const clusterCatalog = readFbc(join(project, 'config/catalog/clustercatalog.yaml'))[0]!;
@@ -145,7 +163,7 @@ describe('catalog render against operator-registry\'s semver template', () => {
     expect(badImage.stderr).toMatch(/^templates\/bad-image\.yaml:5:7: error: stable lists quay\.io\/example\/other:v9, which is none of the bundles \(.+\) \(pass its bundle directory in --bundles, or fix --bundle-image\)\n$/);
     await opgenOk(project, 'generate', 'bundle', '--version', '2.0.0', '--channels', 'alpha', '--output-dir', 'bundles-alpha/2.0.0');
     const alpha = await opgen(project, 'catalog', 'render', '--template', 'templates/none.yaml', '--bundles', 'bundles-alpha/2.0.0');
-    expect(alpha).toMatchObject({ code: 1, stderr: "--bundles: error: bundles-alpha/2.0.0 is in channel 'alpha'; a semver template knows only candidate, fast and stable (regenerate the bundle with --channels candidate|fast|stable, or write the template yourself (--template))\n" });
+    expect(alpha).toMatchObject({ code: 1, stderr: "--bundles: error: bundles-alpha/2.0.0 is in channel 'alpha'; a semver template knows only candidate, fast and stable (regenerate the bundle with --channels candidate|fast|stable, or list it in the template yourself (--template))\n" });
     const after = snapshot(project);
     for (const k of Object.keys(after)) if (k.startsWith('bundles-alpha/') || k === 'bundle.Dockerfile') delete after[k];
     for (const k of ['templates/bad-key.yaml', 'templates/bad-image.yaml']) delete after[k];
