@@ -12,6 +12,7 @@ import { Event as CoreEvent, type ObjectReference } from '../api/builtins.js';
 import { metaTime, microTime } from '../api/internal/micro-time.js';
 import type { Writer } from '../client/client.js';
 import { isForbidden } from '../client/errors.js';
+import { setRepeatingTimer, type Timer } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
 
 export type EventType = 'Normal' | 'Warning';
@@ -155,7 +156,7 @@ export function createEventRecorder(opts: EventRecorderOptions): SeriesEventReco
   let api: EventsApi = 'events.k8s.io';
   let toldDenied = false;
   let spamDropped = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Timer | undefined;
 
   const createIn = (target: EventsApi, e: EventFields): Promise<unknown> => {
     if (target === 'events.k8s.io') {
@@ -273,7 +274,7 @@ export function createEventRecorder(opts: EventRecorderOptions): SeriesEventReco
     }
     for (const [key, a] of similar) if (now - a.last > aggregateIntervalMs) similar.delete(key);
     if (series.size === 0) {
-      clearInterval(timer);
+      timer?.clear();
       timer = undefined;
     }
   };
@@ -338,7 +339,7 @@ export function createEventRecorder(opts: EventRecorderOptions): SeriesEventReco
     series.set(key, { name, namespace, count: 1, written: 1, lastObserved: now, lastWritten: now, last: write });
     opts.track?.(write);
     if (!timer) {
-      timer = setInterval(tick, Math.min(finishMs, refreshMs));
+      timer = setRepeatingTimer(tick, Math.min(finishMs, refreshMs));
       // Series bookkeeping must not keep a finished process alive.
       timer.unref();
     }
