@@ -252,10 +252,10 @@ function describe(text: string, comments: RawComment[], nodeStart: number): stri
   const out: string[] = [];
   let fenced = false;
   for (const l of collapsed) {
-    const t = l.trim();
-    if (t.startsWith('```') || t.startsWith('~~~')) fenced = !fenced;
-    if (!fenced && t.startsWith('TODO')) continue;
-    if (!fenced && t.startsWith('---')) break;
+    // controller-gen tests the start of the line as written (after `// `): an indented TODO is text.
+    if (l.startsWith('```') || l.startsWith('~~~')) fenced = !fenced;
+    if (!fenced && l.startsWith('TODO')) continue;
+    if (!fenced && l.startsWith('---')) break;
     out.push(l);
   }
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
