@@ -86,7 +86,7 @@ const INSTEAD: Record<string, string> = {
 /** Group-versions of @opgen/runtime/kubernetes whose types are no CRD field (no model is shipped for them). */
 const REFUSED_GROUPS: Record<string, { why: string; instead: string }> = {
   // JSONSchemaProps nests itself: controller-gen writes an untyped `items: {}` the API server refuses.
-  apiextensions: { why: 'apiextensions.k8s.io types nest JSONSchemaProps in itself, which no CRD schema can express', instead: `use JSON from ${RUNTIME_MODULE} (any JSON, kept as written)` },
+  apiextensions: { why: 'opgen ships no schemas for apiextensions.k8s.io types (their JSONSchemaProps nests itself, which no CRD schema can express)', instead: `use JSON from ${RUNTIME_MODULE} (any JSON, kept as written), or declare the fields you keep` },
   admission: { why: 'admission.k8s.io types are webhook messages, never stored', instead: `use RawExtension from ${RUNTIME_MODULE}, or declare the fields you keep` },
 };
 
