@@ -3,11 +3,11 @@
 // `opgen generate crd`, and every CRD must be byte for byte controller-gen's output on the Go original,
 // but for the line naming the generator's version. The migrated TypeScript must also compile with tsc.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgen } from '../../src/testdata/cli.js';
 import { controllerGen, filesIn, goRoot, repoRoot, warmUp } from './harness.js';
@@ -73,10 +73,15 @@ function withoutVersionLine(text: string): string {
 }
 
 const migrated: string[] = [];
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
 
 describe.each(apis)('$name: $covers', ({ name, dir: moduleDir, packages, crds, ignored }) => {
   const dir = moduleDir ?? join(apisRoot, name);
   const work = mkdtempSync(join(tmpdir(), `opgen-migrate-${name.replace(/ /g, '-')}-`));
+  temps.push(work);
   const ts = join(work, 'ts');
   const ours = join(work, 'opgen');
   const theirs = join(work, 'controller-gen');
@@ -145,6 +150,7 @@ describe('the migrated TypeScript', () => {
   it('compiles with tsc against @opgen/runtime', () => {
     expect(migrated).toHaveLength(apis.length);
     const dir = mkdtempSync(join(tmpdir(), 'opgen-migrate-tsc-'));
+    temps.push(dir);
     const config = join(dir, 'tsconfig.json');
     writeFileSync(
       config,

@@ -73,6 +73,12 @@ type EdgeSpec struct {
 
 	Hidden string `json:"-"`
 
+	// Notes has an indented TODO that controller-gen keeps.
+	//   TODO: kept, it is indented.
+	// TODO: dropped.
+	// +optional
+	Notes string `json:"notes,omitempty"`
+
 	// Phase of the edge.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
