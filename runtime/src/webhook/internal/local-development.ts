@@ -39,9 +39,10 @@ export class LocalDevelopment {
   }
 
   /**
-   * Starts `server` (serving until `signal` aborts); once it listens with a certificate it made,
-   * repairs what an earlier killed run on this machine left redirected, then points the cluster's
-   * webhooks here when the decision allows (else logs the one-line refusal). Resolves with the port.
+   * Starts `server` (serving until `signal` aborts); once it listens, repairs what an earlier killed
+   * run on this machine left redirected (outside a cluster), then, when the server made its own
+   * certificate, points the cluster's webhooks here if the decision allows, or logs the one-line
+   * refusal. Resolves with the port.
    */
   async start(server: WebhookServer, signal: AbortSignal): Promise<number> {
     this.transport?.destroy();
@@ -49,8 +50,8 @@ export class LocalDevelopment {
     const port = await Promise.race([server.listening(), started.then(() => server.listening())]);
     const apiServer = this.kubeConfig.getCurrentCluster()?.server;
     const decision = decideRedirect(this.setting, apiServer);
-    // Inside a cluster nothing was redirected from here (and the manager's Role has no right to).
-    // (Redirecting implies a transport: asked for, or outside a cluster.)
+    // Inside a cluster nothing was redirected from there (and the manager's Role has no right to),
+    // unless asked for. Every redirect below has this transport.
     if (decision.redirect || !inCluster()) {
       this.transport = new Transport(this.kubeConfig, { requestTimeoutMs });
       await this.repair();
