@@ -158,6 +158,8 @@ export async function stageKustomizeManifests(tree: Tree, o: StageManifestsOptio
   const ownNamespace = o.project.namespaced === true && !(o.project.resources ?? []).some((r) => r.webhooks?.conversion);
   const csv = mergeKeepingUser(defaultBaseCsv(o.package, ownNamespace, o.project.minKubeVersion ?? DEFAULT_MIN_KUBE_VERSION), existing ?? undefined) as Record<string, unknown>;
   const spec = csv.spec as Record<string, unknown>;
+  // PROJECT's minKubeVersion is the one setting (generate checks CEL rules against it): stated there, it wins.
+  if (o.project.minKubeVersion !== undefined) spec.minKubeVersion = o.project.minKubeVersion;
   const crds = (isRecord(spec.customresourcedefinitions) ? spec.customresourcedefinitions : {}) as Record<string, unknown>;
   const owned = mergeOwned(crds.owned, ownedEntriesOf(readOwnedCrdInfo(o.cwd), await crdPlurals(o.cwd)));
   spec.customresourcedefinitions = owned.length > 0 ? { ...crds, owned } : crds;
