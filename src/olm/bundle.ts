@@ -112,7 +112,7 @@ export function buildBundle(rendered: KubeObject[], inputs: BundleInputs, notes:
   const meta = (csv.metadata ??= {});
   meta.name = `${inputs.package}.v${inputs.version}`;
   const annotations: Record<string, string> = { ...(meta.annotations ?? {}) };
-  if (samples.length > 0) annotations['alm-examples'] = JSON.stringify(sortObjects(samples).map(stripForExample), null, 2);
+  if (samples.length > 0) annotations['alm-examples'] = JSON.stringify(sortObjects(samples).map((o) => exampleFor(o, crds, notes)), null, 2);
   if (inputs.skipRange !== undefined) annotations['olm.skipRange'] = inputs.skipRange;
   annotations['operators.operatorframework.io/builder'] = `opgen-v${opgenVersion()}`;
   annotations['operators.operatorframework.io/project_layout'] = LAYOUT;
@@ -122,9 +122,12 @@ export function buildBundle(rendered: KubeObject[], inputs: BundleInputs, notes:
   const spec = (isRecord(csv.spec) ? csv.spec : (csv.spec = {})) as Record<string, unknown>;
   spec.version = inputs.version;
   if (inputs.replaces !== undefined) spec.replaces = inputs.replaces;
+  const shipped = new Set(rendered.filter((o) => o.kind === 'Secret').map(nameOf));
   const install: Record<string, unknown> = {
     deployments: deployments.map((d) => {
-      const out: Record<string, unknown> = { name: nameOf(d), spec: pinImages(structuredClone((d.spec ?? {}) as Record<string, unknown>), inputs.pinned) };
+      const depSpec = pinImages(structuredClone((d.spec ?? {}) as Record<string, unknown>), inputs.pinned);
+      if (webhookdefinitions.length > 0) dropCertManagerMounts(nameOf(d), depSpec, shipped, notes);
+      const out: Record<string, unknown> = { name: nameOf(d), spec: depSpec };
       if (d.metadata?.labels && Object.keys(d.metadata.labels).length > 0) out.label = d.metadata.labels;
       return out;
     }),
@@ -138,15 +141,13 @@ export function buildBundle(rendered: KubeObject[], inputs: BundleInputs, notes:
   const related = relatedImages(deployments, spec.relatedImages, inputs.pinned);
   if (related.length > 0) spec.relatedImages = related;
 
-  // Under OLM the serving certificate is OLM's (mounted at the same path); a Secret volume nothing in the
-  // bundle provides (cert-manager's webhook-server-cert) would keep the pod from starting.
-  const shippedSecrets = new Set(rendered.filter((o) => o.kind === 'Secret' && !consumed.has(o)).map(nameOf));
-  for (const d of deployments) {
-    const volumes = ((d.spec as { template?: { spec?: { volumes?: { name?: string; secret?: { secretName?: string; optional?: boolean } }[] } } }).template?.spec?.volumes ?? []);
-    for (const v of volumes) {
+  // Any other Secret volume nothing in the bundle provides would keep the pod from starting (opgen bundle
+  // validate refuses it).
+  for (const d of install.deployments as { name: string; spec: { template?: { spec?: PodSpec } } }[]) {
+    for (const v of d.spec.template?.spec?.volumes ?? []) {
       const secret = v.secret?.secretName;
-      if (secret && !v.secret?.optional && !shippedSecrets.has(secret)) {
-        notes.push(`note: Deployment ${nameOf(d)} mounts Secret ${secret}, which the bundle does not ship; under OLM drop that volume (e.g. leave cert-manager out of config/default: OLM mounts webhook certificates itself)`);
+      if (secret && !v.secret?.optional && !shipped.has(secret)) {
+        notes.push(`note: Deployment ${d.name} mounts Secret ${secret}, which neither the bundle nor OLM provides; ship it in the bundle, mark the volume optional, or drop it`);
       }
     }
   }
@@ -171,7 +172,7 @@ interface CrdSpec {
   group?: string;
   names?: { kind?: string; plural?: string };
   versions?: { name: string; served?: boolean; storage?: boolean }[];
-  conversion?: { strategy?: string; webhook?: { clientConfig?: { service?: { name?: string; namespace?: string; path?: string; port?: number } } } };
+  conversion?: { strategy?: string; webhook?: { conversionReviewVersions?: string[]; clientConfig?: { service?: { name?: string; namespace?: string; path?: string; port?: number } } } };
 }
 
 /** One owned entry per CRD version in the bundle, merged with the base CSV's entries (markers, user text). */
@@ -234,23 +235,25 @@ function webhookDefinitions(rendered: KubeObject[], deployments: KubeObject[], c
     }
   }
   // Conversion webhooks: one definition per service, listing the CRDs it converts.
-  const conversions = new Map<string, { svc?: KubeObject; path?: string; port?: number; crds: string[] }>();
+  const conversions = new Map<string, { svc?: KubeObject; path?: string; port?: number; reviewVersions?: string[]; crds: string[] }>();
   for (const c of crds) {
     const conv = (c.spec as CrdSpec).conversion;
     if (conv?.strategy !== 'Webhook') continue;
     const service = conv.webhook?.clientConfig?.service;
-    const key = `${service?.namespace ?? ''}/${service?.name ?? ''}/${service?.path ?? ''}`;
-    const entry = conversions.get(key) ?? { svc: serviceFor(service), path: service?.path, port: service?.port, crds: [] };
+    const key = `${service?.namespace ?? ''}/${service?.name ?? ''}/${service?.port ?? ''}/${service?.path ?? ''}`;
+    const entry = conversions.get(key) ?? { svc: serviceFor(service), path: service?.path, port: service?.port, reviewVersions: conv.webhook?.conversionReviewVersions, crds: [] };
     entry.crds.push(nameOf(c));
     conversions.set(key, entry);
   }
   for (const [, e] of [...conversions].sort(byKey)) {
     if (e.svc) consumed.add(e.svc);
+    const crdNames = e.crds.sort();
     const d: Record<string, unknown> = {
-      admissionReviewVersions: ['v1'],
-      conversionCRDs: e.crds.sort(),
+      // As operator-sdk: the CRD's conversionReviewVersions, and c<plural><plural>….kb.io as the name.
+      admissionReviewVersions: e.reviewVersions ?? ['v1'],
+      conversionCRDs: crdNames,
       deploymentName: deploymentFor(e.svc),
-      generateName: `c${e.crds[0]}`,
+      generateName: `c${crdNames.map((n) => n.split('.')[0]).join('')}.kb.io`,
       sideEffects: 'None',
       type: 'ConversionWebhook',
       ...portsOf(e.svc, e.port),
@@ -258,7 +261,35 @@ function webhookDefinitions(rendered: KubeObject[], deployments: KubeObject[], c
     if (e.path !== undefined) d.webhookPath = e.path;
     out.push(d);
   }
-  return out;
+  // operator-sdk orders the definitions by generateName.
+  return out.sort((a, b) => (String(a.generateName) < String(b.generateName) ? -1 : String(a.generateName) > String(b.generateName) ? 1 : 0));
+}
+
+/** Where OLM mounts the serving certificate it makes for a CSV's webhooks (tls.crt, tls.key), and for API services. */
+export const OLM_CERT_MOUNTS = ['/tmp/k8s-webhook-server/serving-certs', '/apiserver.local.config/certificates'];
+
+interface PodVolume { name?: string; secret?: { secretName?: string; optional?: boolean } }
+interface PodSpec { volumes?: PodVolume[]; containers?: { volumeMounts?: { name?: string; mountPath?: string }[] }[]; initContainers?: { volumeMounts?: { name?: string; mountPath?: string }[] }[] }
+
+/**
+ * Under OLM the webhook serving certificate is OLM's: it mounts it at /tmp/k8s-webhook-server/serving-certs
+ * itself (operator-sdk's bundles rely on the same). A Secret volume mounted there that the bundle does not
+ * ship (cert-manager's webhook-server-cert) would keep the pod from starting and clash with OLM's mount:
+ * it is dropped, with a note.
+ */
+function dropCertManagerMounts(name: string, spec: Record<string, unknown>, shipped: Set<string>, notes: string[]): void {
+  const pod = (spec.template as { spec?: PodSpec } | undefined)?.spec;
+  if (!pod?.volumes) return;
+  const containers = [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
+  pod.volumes = pod.volumes.filter((v) => {
+    const secret = v.secret?.secretName;
+    if (!secret || v.secret?.optional || shipped.has(secret)) return true;
+    const mounts = containers.flatMap((c) => (c.volumeMounts ?? []).filter((m) => m.name === v.name));
+    if (mounts.length === 0 || !mounts.every((m) => OLM_CERT_MOUNTS.includes((m.mountPath ?? '').replace(/\/+$/, '')))) return true;
+    for (const c of containers) if (c.volumeMounts) c.volumeMounts = c.volumeMounts.filter((m) => m.name !== v.name);
+    notes.push(`note: Deployment ${name}: volume ${v.name} (Secret ${secret}, which the bundle does not ship) is left out: OLM mounts the webhook serving certificate at ${mounts[0]!.mountPath} itself (tls.crt, tls.key)`);
+    return false;
+  });
 }
 
 function serviceAccountOf(d: KubeObject): string {
@@ -318,12 +349,47 @@ function pinImages(spec: Record<string, unknown>, pinned: Map<string, string> | 
   return spec;
 }
 
-function stripForExample(o: KubeObject): KubeObject {
+/**
+ * A sample as an alm-example: without its namespace (examples are created in the namespace the user picks)
+ * and, when its spec is empty (the scaffold's `spec:` with only a TODO comment is null), with a spec built
+ * from the CRD schema's defaults and required fields, so OLM consoles do not offer `"spec": null`.
+ */
+function exampleFor(o: KubeObject, crds: KubeObject[], notes: string[]): KubeObject {
   const copy = structuredClone(o);
-  if (copy.metadata) {
-    delete copy.metadata.namespace; // examples are created in the namespace the user picks
+  if (copy.metadata) delete copy.metadata.namespace;
+  if (copy.spec !== null && copy.spec !== undefined) return copy;
+  const crd = crds.find((c) => (c.spec as CrdSpec).group === groupOf(o.apiVersion) && (c.spec as CrdSpec).names?.kind === o.kind);
+  const version = ((crd?.spec ?? {}) as { versions?: { name: string; schema?: { openAPIV3Schema?: SchemaNode } }[] }).versions?.find((v) => v.name === versionOf(o.apiVersion));
+  const specSchema = version?.schema?.openAPIV3Schema?.properties?.spec;
+  if (!specSchema) {
+    if ('spec' in copy) delete copy.spec;
+    return copy;
   }
+  copy.spec = fromSchema(specSchema) ?? {};
+  notes.push(`warning: the ${o.kind} sample ${nameOf(o)} has no spec; its alm-example uses ${JSON.stringify(copy.spec)} (the schema's defaults and required fields): fill in the sample in config/samples`);
   return copy;
+}
+
+interface SchemaNode { type?: string; properties?: Record<string, SchemaNode>; required?: string[]; default?: unknown; enum?: unknown[]; minimum?: number; minLength?: number; minItems?: number; items?: SchemaNode }
+
+/** The smallest value the schema accepts that shows its defaults: required fields and defaulted ones. */
+function fromSchema(s: SchemaNode): unknown {
+  if (s.default !== undefined) return structuredClone(s.default);
+  if (s.enum && s.enum.length > 0) return s.enum[0];
+  switch (s.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, p] of Object.entries(s.properties ?? {})) {
+        if (s.required?.includes(k) || p.default !== undefined) out[k] = fromSchema(p) ?? {};
+      }
+      return out;
+    }
+    case 'array': return s.minItems && s.items ? Array.from({ length: s.minItems }, () => fromSchema(s.items!)) : [];
+    case 'string': return 'x'.repeat(s.minLength ?? 0);
+    case 'integer': case 'number': return s.minimum ?? 0;
+    case 'boolean': return false;
+    default: return undefined;
+  }
 }
 
 function sortObjects(list: KubeObject[]): KubeObject[] {

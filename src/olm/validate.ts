@@ -43,6 +43,13 @@ export interface ValidateOptions {
   optional?: 'operatorframework';
 }
 
+interface Ref { name?: string; optional?: boolean }
+interface PodSpec {
+  volumes?: { name?: string; secret?: { secretName?: string; optional?: boolean }; configMap?: Ref; projected?: { sources?: { secret?: Ref; configMap?: Ref }[] } }[];
+  containers?: { name?: string; envFrom?: { secretRef?: Ref; configMapRef?: Ref }[] }[];
+  initContainers?: { name?: string; envFrom?: { secretRef?: Ref; configMapRef?: Ref }[] }[];
+}
+
 interface Loaded {
   file: string;
   object: KubeObject;
@@ -309,6 +316,37 @@ function checkCsv(entry: Loaded, crds: Loaded[], all: Loaded[], err: Report, war
       err(l.file, 'metadata.name', `ServiceAccount ${nameOf(l.object)} is the one the CSV's deployment runs as; OLM creates it`, 'remove this file from the bundle, or rename one of the two');
     }
   }
+
+  // Secrets and ConfigMaps the pods need: shipped in the bundle, optional, or OLM's own (it mounts the
+  // serving certificate of a CSV's webhooks and API services itself); anything else never arrives, and
+  // the pod waits in ContainerCreating for ever.
+  const shipped = { Secret: new Set<string>(), ConfigMap: new Set<string>() };
+  for (const l of all) if (l.object.kind === 'Secret' || l.object.kind === 'ConfigMap') shipped[l.object.kind].add(nameOf(l.object));
+  ((install?.spec?.deployments ?? []) as { name?: string; spec?: { template?: { spec?: PodSpec } } }[]).forEach((d, i) => {
+    const pod = d.spec?.template?.spec;
+    const at = `spec.install.spec.deployments[${i}]`;
+    const need = (kind: 'Secret' | 'ConfigMap', name: string | undefined, optional: boolean | undefined, field: string, how: string): void => {
+      if (!name || optional || shipped[kind].has(name)) return;
+      const certHint = kind === 'Secret' && /cert/.test(name) ? '; for webhook certificates drop the volume: OLM mounts its own at /tmp/k8s-webhook-server/serving-certs (tls.crt, tls.key)' : '';
+      err(file, field, `Deployment ${d.name ?? ''} ${how} ${kind} ${name}, which neither the bundle nor OLM provides: the pod would never start`, `ship the ${kind} in manifests/, or mark it optional: true${certHint}`);
+    };
+    (pod?.volumes ?? []).forEach((v, j) => {
+      const field = `${at}.spec.template.spec.volumes[${j}]`;
+      need('Secret', v.secret?.secretName, v.secret?.optional, field, 'mounts');
+      need('ConfigMap', v.configMap?.name, v.configMap?.optional, field, 'mounts');
+      for (const src of v.projected?.sources ?? []) {
+        need('Secret', src.secret?.name, src.secret?.optional, field, 'mounts');
+        need('ConfigMap', src.configMap?.name, src.configMap?.optional, field, 'mounts');
+      }
+    });
+    for (const [k, c] of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].entries()) {
+      for (const from of c.envFrom ?? []) {
+        const field = `${at}.spec.template.spec.containers[${c.name ?? k}].envFrom`;
+        need('Secret', from.secretRef?.name, from.secretRef?.optional, field, 'reads');
+        need('ConfigMap', from.configMapRef?.name, from.configMapRef?.optional, field, 'reads');
+      }
+    }
+  });
 
   // relatedImages.
   const related = (Array.isArray(spec.relatedImages) ? spec.relatedImages : []) as { name?: string; image?: string }[];

@@ -360,22 +360,55 @@ describe('webhooks (opgen create webhook)', () => {
     const deployment = (rendered.find((o) => o.kind === 'Deployment') as Obj).metadata.name as string;
     const service = rendered.find((o) => o.kind === 'Service' && o.metadata.name === mutating.clientConfig.service.name) as Obj;
     const common = { deploymentName: deployment, containerPort: service.spec.ports[0].port, targetPort: service.spec.ports[0].targetPort, admissionReviewVersions: ['v1'], sideEffects: 'None' };
+    // operator-sdk's mapping: sorted by generateName, a conversion webhook named c<plurals>.kb.io with the CRD's conversionReviewVersions.
     expect(csv.spec.webhookdefinitions).toEqual([
+      { ...common, type: 'ConversionWebhook', generateName: 'cmemcacheds.kb.io', conversionCRDs: ['memcacheds.cache.example.com'], webhookPath: '/convert' },
       { ...common, type: 'MutatingAdmissionWebhook', generateName: mutating.name, failurePolicy: mutating.failurePolicy, rules: mutating.rules, webhookPath: mutating.clientConfig.service.path },
       { ...common, type: 'ValidatingAdmissionWebhook', generateName: validating.name, failurePolicy: validating.failurePolicy, rules: validating.rules, webhookPath: validating.clientConfig.service.path },
-      { ...common, type: 'ConversionWebhook', generateName: 'cmemcacheds.cache.example.com', conversionCRDs: ['memcacheds.cache.example.com'], webhookPath: '/convert' },
     ]);
     // Both versions are owned; the webhook Service and configurations are folded into the CSV.
     expect(csv.spec.customresourcedefinitions.owned.map((o: Obj) => o.version)).toEqual(['v1alpha1', 'v1beta1']);
     const files = Object.keys(snapshot(join(p, 'bundle/manifests')));
     expect(files.filter((f) => f.startsWith(`${service.metadata.name}_`) || /webhookconfiguration/.test(f))).toEqual([]);
-    // cert-manager's objects are left out, and the Secret volume OLM will not provide is pointed out.
-    expect(out.stderr).toMatch(/note: Deployment webhook-operator-controller-manager mounts Secret webhook-server-cert, which the bundle does not ship/);
+    // cert-manager's objects are left out, and so is its Secret volume: OLM mounts its own serving
+    // certificate at the path the manager reads (--webhook-cert-path), so no mount may clash with it.
+    expect(out.stderr).toMatch(/note: Deployment webhook-operator-controller-manager: volume \S+ \(Secret webhook-server-cert, which the bundle does not ship\) is left out: OLM mounts the webhook serving certificate at \/tmp\/k8s-webhook-server\/serving-certs itself/);
     expect(out.stderr).toMatch(/note: Issuer webhook-operator-selfsigned-issuer is left out of the bundle/);
+    const pod = csv.spec.install.spec.deployments[0].spec.template.spec;
+    expect(JSON.stringify(pod.volumes ?? [])).not.toContain('webhook-server-cert');
+    expect(pod.containers.flatMap((c: Obj) => c.volumeMounts ?? []).map((m: Obj) => m.mountPath)).not.toContain('/tmp/k8s-webhook-server/serving-certs');
+    expect(pod.containers[0].args).toContain('--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs');
+    // Samples: v1beta1's is the scaffold's (`spec:` with a TODO only); its example gets a spec from the schema.
+    const examples = JSON.parse(csv.metadata.annotations['alm-examples']) as Obj[];
+    expect(examples.map((e) => e.apiVersion)).toEqual(['cache.example.com/v1alpha1', 'cache.example.com/v1beta1']);
+    expect(examples[0]!.spec).toEqual({ size: 3, containerPort: 11211 }); // the filled-in sample, as written
+    expect(examples[1]!.spec).toEqual({}); // v1beta1's Spec has no required or defaulted field
+    expect(out.stderr).toMatch(/warning: the Memcached sample memcached-sample has no spec; its alm-example uses \{\} \(the schema's defaults and required fields\)/);
     const r = await opgen(p, 'bundle', 'validate');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(oracleErrors(oracle(join(p, 'bundle')))).toEqual([]);
+  });
+
+  it('bundle validate refuses a Deployment that mounts a Secret or reads a ConfigMap nothing provides; optional ones pass', async () => {
+    const csvFile = join(p, 'bundle/manifests/webhook-operator.clusterserviceversion.yaml');
+    const original = readFileSync(csvFile, 'utf8');
+    try {
+      const csv = parse(original) as Obj;
+      const pod = csv.spec.install.spec.deployments[0].spec.template.spec;
+      pod.volumes = [...(pod.volumes ?? []), { name: 'cert', secret: { secretName: 'webhook-server-cert' } }, { name: 'extra', configMap: { name: 'settings', optional: true } }];
+      pod.containers[0].envFrom = [{ configMapRef: { name: 'tuning' } }];
+      writeFileSync(csvFile, stringify(csv));
+      const r = await opgen(p, 'bundle', 'validate');
+      expect(r.code).toBe(1);
+      const at = pod.volumes.length - 2;
+      expect(r.stderr.trimEnd().split('\n')).toEqual([
+        `bundle/manifests/webhook-operator.clusterserviceversion.yaml: error: spec.install.spec.deployments[0].spec.template.spec.volumes[${at}]: Deployment webhook-operator-controller-manager mounts Secret webhook-server-cert, which neither the bundle nor OLM provides: the pod would never start (ship the Secret in manifests/, or mark it optional: true; for webhook certificates drop the volume: OLM mounts its own at /tmp/k8s-webhook-server/serving-certs (tls.crt, tls.key))`,
+        'bundle/manifests/webhook-operator.clusterserviceversion.yaml: error: spec.install.spec.deployments[0].spec.template.spec.containers[manager].envFrom: Deployment webhook-operator-controller-manager reads ConfigMap tuning, which neither the bundle nor OLM provides: the pod would never start (ship the ConfigMap in manifests/, or mark it optional: true)',
+      ]);
+    } finally {
+      writeFileSync(csvFile, original);
+    }
   });
 });
 
