@@ -405,3 +405,29 @@ describe('root metadata', () => {
     expect(schema.properties.metadata).toEqual({ type: 'object' });
   });
 });
+
+describe('strictness on markers of real APIs', () => {
+  it('refuses a typo such as +optional. and an unknown kubebuilder: name with did-you-mean; other generators\' markers pass', async () => {
+    expect(
+      await failure({
+        'src/api/v1/gv.ts': GV,
+        'src/api/v1/types.ts': `${IMPORTS}
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
+export interface WidgetSpec {
+  // +optional.
+  a?: string;
+  // +kubebuilder:validation:MaxLenght=3
+  b?: string;
+}
+${KIND}`,
+      }),
+    ).toBe(
+      [
+        'src/api/v1/types.ts:7:6: error: WidgetSpec.a: unknown marker +optional. (did you mean +optional?)',
+        'src/api/v1/types.ts:9:6: error: WidgetSpec.b: unknown marker +kubebuilder:validation:MaxLenght (did you mean +kubebuilder:validation:MaxLength?)',
+      ].join('\n'),
+    );
+  });
+});
