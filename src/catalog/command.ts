@@ -214,24 +214,77 @@ export async function catalogValidateCommand(ctx: CommandContext, o: CatalogVali
   return problems.length > 0 ? 1 : 0;
 }
 
-/** Every blob with a schema in the folder's .yaml, .yml and .json files (as opm's loader reads them). */
+/**
+ * Every blob with a schema in the folder's .yaml, .yml and .json files, as opm's loader reads them: YAML
+ * documents, or JSON values one after another (what `opm render -o json` writes).
+ */
 async function loadFbc(cwd: string, dir: string): Promise<Meta[]> {
   const { LineCounter, parseAllDocuments } = await import('yaml');
   const out: Meta[] = [];
   const walk = (d: string): string[] => readdirSync(d).sort().flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : /\.(ya?ml|json)$/.test(f) ? [join(d, f)] : []));
   for (const file of walk(dir)) {
     const shown = relative(cwd, file) || file;
+    const text = readFileSync(file, 'utf8');
     const lc = new LineCounter();
-    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'), { lineCounter: lc })) {
-      if (!('errors' in doc)) continue;
-      const pos = (offset: number): string => {
-        const p = lc.linePos(offset);
-        return `${shown}:${p.line}:${p.col}`;
-      };
-      if (doc.errors[0]) throw new OpgenError(`not valid YAML or JSON: ${doc.errors[0].message.split('\n')[0]}`, { file: pos(doc.errors[0].pos[0]) }, 'fix the file');
-      const value = doc.toJS() as unknown;
+    const values: { value: unknown; offset: number }[] = [];
+    if (file.endsWith('.json')) {
+      lc.addNewLine(0);
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lc.addNewLine(i + 1);
+      for (const v of jsonValues(text)) {
+        if ('error' in v) {
+          const p = lc.linePos(v.offset);
+          throw new OpgenError(`not valid JSON: ${v.error}`, { file: shown, line: p.line, column: p.col }, 'fix the file');
+        }
+        values.push(v);
+      }
+    } else {
+      for (const doc of parseAllDocuments(text, { lineCounter: lc })) {
+        if (!('errors' in doc)) continue;
+        if (doc.errors[0]) {
+          const p = lc.linePos(doc.errors[0].pos[0]);
+          throw new OpgenError(`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, { file: shown, line: p.line, column: p.col }, 'fix the file');
+        }
+        values.push({ value: doc.toJS() as unknown, offset: (doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0 });
+      }
+    }
+    for (const { value, offset } of values) {
       if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { schema?: unknown }).schema !== 'string') continue;
-      out.push({ value: value as Record<string, unknown>, at: pos((doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0) });
+      const p = lc.linePos(offset);
+      out.push({ value: value as Record<string, unknown>, at: `${shown}:${p.line}:${p.col}` });
+    }
+  }
+  return out;
+}
+
+/** Consecutive JSON values in `text`, each with the offset it starts at (or where it fails to parse). */
+function jsonValues(text: string): ({ value: unknown; offset: number } | { error: string; offset: number })[] {
+  const out: ({ value: unknown; offset: number } | { error: string; offset: number })[] = [];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (i >= text.length) break;
+    const start = i;
+    let depth = 0;
+    let inString = false;
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        if (--depth === 0) {
+          i++;
+          break;
+        }
+      } else if (depth === 0 && /\s/.test(c)) break;
+    }
+    try {
+      out.push({ value: JSON.parse(text.slice(start, i)) as unknown, offset: start });
+    } catch (e) {
+      out.push({ error: (e as Error).message, offset: start });
+      break;
     }
   }
   return out;

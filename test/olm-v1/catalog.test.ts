@@ -183,12 +183,16 @@ const good = (): Obj[] => [pkg(), channel([e('1.0.0'), e('1.1.0', '1.0.0'), e('1
 interface ValidateCase {
   name: string;
   docs: Obj[];
+  /** Written as a stream of JSON values (what `opm render -o json` writes) instead of YAML documents. */
+  json?: boolean;
   check?: string;
   oracle?: RegExp;
 }
 
 const validateCases: ValidateCase[] = [
   { name: 'valid', docs: good() },
+  { name: 'valid, as a JSON stream', docs: good(), json: true },
+  { name: 'two heads, as a JSON stream', docs: [pkg(), channel([e('1.0.0'), e('1.1.0')]), bundle('1.0.0'), bundle('1.1.0')], json: true, check: 'head', oracle: /multiple channel heads/ },
   { name: 'skips edges', docs: [pkg(), channel([e('1.0.0'), e('1.0.1', undefined, ['1.0.0']), e('1.1.0', '1.0.1', ['1.0.0'])]), bundle('1.0.0'), bundle('1.0.1'), bundle('1.1.0')] },
   { name: 'tail replaces a bundle outside the catalog', docs: [pkg(), channel([e('1.0.0', '0.9.0'), e('1.1.0', '1.0.0')]), bundle('1.0.0'), bundle('1.1.0')] },
   { name: 'two heads', docs: [pkg(), channel([e('1.0.0'), e('1.1.0'), e('1.2.0', '1.1.0')]), bundle('1.0.0'), bundle('1.1.0'), bundle('1.2.0')], check: 'head', oracle: /multiple channel heads/ },
@@ -223,7 +227,8 @@ describe('catalog validate against operator-registry\'s declcfg validation', () 
   it.each(validateCases)('$name', async (c) => {
     const dir = join(root.dir, 'validate', c.name.replace(/[^a-z0-9]+/gi, '-'));
     mkdirSync(join(dir, 'p'), { recursive: true });
-    writeFileSync(join(dir, 'p', 'catalog.yaml'), c.docs.map((d) => stringify(d)).join('---\n'));
+    if (c.json) writeFileSync(join(dir, 'p', 'catalog.json'), c.docs.map((d) => JSON.stringify(d, null, 2)).join('\n'));
+    else writeFileSync(join(dir, 'p', 'catalog.yaml'), c.docs.map((d) => stringify(d)).join('---\n'));
     const r = await opgen(dir, 'catalog', 'validate', '.');
     const oracle = olmV1Oracle('catalog-validate', dir);
     validateVerdicts.push(oracle.verdict);
@@ -235,6 +240,7 @@ describe('catalog validate against operator-registry\'s declcfg validation', () 
     expect(oracle.message).toMatch(c.oracle!);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines.map((l) => / \[([a-z-]+)\]$/.exec(l)?.[1])).toContain(c.check);
-    for (const l of lines) expect(l).toMatch(/^p\/catalog\.yaml:\d+:\d+: error: .+ \(.+\) \[[a-z-]+\]$/);
+    for (const l of lines) expect(l).toMatch(/^p\/catalog\.(yaml|json):\d+:\d+: error: .+ \(.+\) \[[a-z-]+\]$/);
+    if (c.json) expect(lines[0]).toMatch(/^p\/catalog\.json:(\d+):1: /); // each value's own line
   });
 });
