@@ -431,3 +431,15 @@ ${KIND}`,
     );
   });
 });
+
+describe('kinds by shape outside API folders', () => {
+  it('are not CRDs: a controller may type a built-in kind it reads the same way (no +groupName there)', async () => {
+    const dir = project({
+      'src/api/v1/gv.ts': GV,
+      'src/api/v1/types.ts': `${IMPORTS}export interface WidgetSpec { a?: string }\n${KIND}`,
+      'src/controller/deployments.ts': `import type { ObjectMeta } from '@opgen/runtime';\nexport interface MyDeployment { apiVersion?: string; kind?: string; metadata?: ObjectMeta; spec?: { replicas?: number } }\n`,
+    });
+    expect(await generateCommand({ cwd: dir, targets: ['crd'], paths: 'src', check: false, dryRun: false }, () => {})).toBe(0);
+    expect(readdirSync(join(dir, 'config/crd/bases'))).toEqual(['test.example.com_widgets.yaml']);
+  });
+});

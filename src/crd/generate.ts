@@ -114,10 +114,14 @@ export function generateCrds(
         const shape = kindShape(sources, file, st);
         // controller-gen's rule (FindKubeKinds): a type embedding TypeMeta and ObjectMeta is a kind, with or
         // without the marker; the marker alone still makes one (and a missing metadata is then an error).
-        if (!shape.kind && (!root || root.value !== true)) {
+        const marked = root?.value === true;
+        if (!shape.kind && !marked) {
           if (shape.nearMiss) nearMisses.push(`${st.name.text} (${file.display}) ${shape.nearMiss}`);
           continue;
         }
+        // By shape alone only in an API folder: controllers type the built-in kinds they read the same way
+        // (`interface MyDeployment { apiVersion?; kind?; metadata?: ObjectMeta; … }`), and make no CRD.
+        if (!marked && !groupMarker) continue;
         const members = st.members.filter(ts.isPropertySignature).map((m) => m.name.getText(file.sf));
         if (st.name.text.endsWith('List') && members.includes('items')) continue;
         const where = positionOf(file, st.name);
