@@ -81,11 +81,15 @@ describe('opgen migrate api refuses bad input in one line and writes nothing', (
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
-  it('files migrated before are not overwritten without --force; --dry-run writes nothing', async () => {
+  it('a rerun changes nothing; edited files are not overwritten without --force; --dry-run writes nothing', async () => {
     const dir = goModule(API);
     const first = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
     expect(first.stderr).toBe('');
     expect(first.stdout).toContain('CREATE v1/types.ts');
+    // The same Go gives the same files: a rerun changes nothing and needs no --force.
+    const rerun = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain('(0 files changed)');
     const file = join(dir, 'out', 'v1', 'types.ts');
     expect(readFileSync(file, 'utf8')).toContain('  // +kubebuilder:validation:Minimum=1\n  /**\n   * Size of the widget.\n   */\n  size: int32;\n');
     writeFileSync(file, '// edited\n');
