@@ -47,6 +47,30 @@ describe('opgen CLI (in-process)', () => {
   });
 });
 
+describe('--help after an unknown command', () => {
+  it('exits 1 naming the unknown command (with a suggestion), at the top level and in a group', async () => {
+    for (const [argv, pattern] of [
+      [['frobnicate', '--help'], /^error: unknown command 'frobnicate'/],
+      [['creat', '-h'], /^error: unknown command 'creat' \(did you mean create\?\)/i],
+      [['create', 'apii', '--help'], /^error: unknown command 'apii'/],
+    ] as const) {
+      const r = await opgen(process.cwd(), ...argv);
+      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(pattern);
+    }
+  });
+
+  it('still shows help for known commands, and for a command whose words are its arguments', async () => {
+    for (const argv of [['create', 'api', '--help'], ['generate', 'crd', '--help'], ['--help']]) {
+      const r = await opgen(process.cwd(), ...argv);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: opgen/);
+    }
+  });
+});
+
 describe('the error handler', () => {
   const capture = (err: unknown): { code: number; text: string } => {
     let text = '';

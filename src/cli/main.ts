@@ -30,7 +30,10 @@ export async function run(argv: string[], io: Io = processIo, cwd = process.cwd(
   };
   configure(program, output);
   try {
-    const args = normaliseBooleans(argv);
+    let args = normaliseBooleans(argv);
+    // Commander answers --help before it looks at the command words, so `opgen frob --help` printed the
+    // top-level help and exited 0; without the help flag the same words get its "unknown command" error.
+    if (args.some((a) => a === '--help' || a === '-h') && unknownCommandWord(program, args)) args = args.filter((a) => a !== '--help' && a !== '-h');
     await program.parseAsync(args, { from: 'user' });
     return exitCode;
   } catch (err) {
@@ -48,6 +51,21 @@ export async function run(argv: string[], io: Io = processIo, cwd = process.cwd(
     }
     return report(err, io);
   }
+}
+
+/** True when a leading word of argv names no command of the group it is given to. */
+function unknownCommandWord(program: Command, argv: string[]): boolean {
+  let current = program;
+  for (const word of argv) {
+    if (word === '--') return false;
+    if (word.startsWith('-')) continue;
+    if (current.commands.length === 0) return false; // a leaf command: the rest are its arguments
+    const next = current.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    // `opgen generate crd --help`: a command with subcommands that takes arguments too.
+    if (!next) return current.registeredArguments.length === 0;
+    current = next;
+  }
+  return false;
 }
 
 /** Prints any failure as user-facing line(s); returns the exit code. */
