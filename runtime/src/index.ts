@@ -9,9 +9,14 @@ export { Result, terminal, isTerminal, TerminalError, ReconciliationTimeoutError
 export * from './controller/index.js';
 export * from './manager/index.js';
 export * from './helpers/index.js';
-export { createEventRecorder, type EventRecorder, type EventType, EventsV1Event, EVENTS_RBAC_MARKER } from './events/index.js';
+export { createEventRecorder, type EventRecorder, type SeriesEventRecorder, type SeriesOptions, type EventType, EventsV1Event, EVENTS_RBAC_MARKER } from './events/index.js';
+export { conditionTransitions, maxReasonsPerType, type ConditionTransition } from './events/conditions.js';
 export { createLogger, silentLogger, type Logger, type LogFields, type LogLevel, type LoggerOptions } from './log/index.js';
-export { RuntimeMetrics, MetricsRegistry, startMetricsServer, type MetricsServerOptions, type MetricsSource, type WorkqueueMetrics, type ReconcileResult } from './metrics/index.js';
+export { RuntimeMetrics, MetricsRegistry, startMetricsServer, type MetricsServerOptions, type MetricsSource, type WorkqueueMetrics, type ControllerMetrics, type WebhookMetrics, type ReconcileResult } from './metrics/index.js';
+export {
+  Tracer, tracerFromEnv, tracingConfig, activeSpan, traceparent, parseTraceparent, OtlpHttpExporter, SpanKind,
+  type Span, type SpanContext, type SpanExporter, type FinishedSpan, type Attributes, type TracingConfig,
+} from './tracing/index.js';
 export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';
 export { loadKubeConfig, KubeConfigError, type KubeConfigLike, type LoadKubeConfigOptions } from './kubeconfig/index.js';

@@ -77,7 +77,8 @@ export interface ManagerOptions {
   /** Inject a metrics registry (e.g. to share one); default a fresh one. */
   metrics?: RuntimeMetrics;
   /**
-   * Spans of reconciles and their API calls (docs/observability.md); null or unset: none.
+   * Spans of reconciles and their API calls (docs/observability.md). Default: from the OTEL_* variables
+   * (off unless OTEL_TRACES_EXPORTER=otlp or an OTLP endpoint is set); null: off.
    */
   tracer?: Tracer | null;
   /**

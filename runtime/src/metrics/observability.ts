@@ -1,5 +1,5 @@
 // What a manager emits about itself besides logs, gathered so the manager calls one object at each
-// point of its life: the tracer (when given), the observer of its transport's requests,
+// point of its life: the tracer (from OTEL_* unless given), the observer of its transport's requests,
 // the condition-transition observer of the kinds its controllers reconcile, operator_up,
 // leader_election_master_status, and the event recorders whose series counts are written on shutdown.
 import type { ResourceKind } from '../api/kind.js';
@@ -8,6 +8,7 @@ import { ConditionObserver } from '../events/conditions.js';
 import { createEventRecorder, type EventRecorder, type SeriesEventRecorder } from '../events/index.js';
 import type { Writer } from '../client/client.js';
 import type { Logger } from '../log/index.js';
+import { tracerFromEnv } from '../tracing/env.js';
 import { requestObserver, type RequestObserver } from '../tracing/instrument.js';
 import type { Tracer } from '../tracing/tracer.js';
 import type { RuntimeMetrics } from './index.js';
@@ -15,7 +16,7 @@ import type { RuntimeMetrics } from './index.js';
 export interface ObservabilityOptions {
   metrics: RuntimeMetrics;
   log: Logger;
-  /** Spans of reconciles and their API calls; default none. */
+  /** A tracer of your own; null turns tracing off; default tracerFromEnv() (OTEL_* variables). */
   tracer?: Tracer | null;
   /** Record an Event on an object when one of its conditions transitions; default true. */
   conditionEvents?: boolean;
@@ -28,7 +29,7 @@ export class Observability {
   private conditionObserver?: ConditionObserver;
 
   constructor(private readonly opts: ObservabilityOptions) {
-    this.tracer = opts.tracer ?? undefined;
+    this.tracer = opts.tracer === undefined ? tracerFromEnv(process.env, opts.log.child({ logger: 'tracing' })) : (opts.tracer ?? undefined);
     this.requestObserver = requestObserver(opts.metrics, this.tracer);
   }
 

@@ -1,0 +1,7 @@
+export {
+  Tracer, SpanKind, activeSpan, traceparent, parseTraceparent, alwaysOn, alwaysOff, traceIdRatio, parentBased, nowNs,
+  type Span, type SpanContext, type SpanExporter, type FinishedSpan, type Sampler, type Attributes, type AttributeValue, type StartSpanOptions,
+} from './tracer.js';
+export { OtlpHttpExporter, otlpTraceRequest, type OtlpHttpExporterOptions } from './otlp.js';
+export { tracerFromEnv, tracingConfig, type TracingConfig, type Env } from './env.js';
+export { instrumentReconciler, requestObserver, isPanic, type RequestObserver, type RequestObservation, type InstrumentOptions } from './instrument.js';
