@@ -5,6 +5,13 @@
 #   folder  where to create memcached-operator/ (kept afterwards); default: a temp folder, removed
 #   --keep  leave the cluster running (until Ctrl+C) and print its kubeconfig, to follow the tutorial on it
 set -euo pipefail
+# --help before anything is built: the usage is the comment above.
+for arg in "$@"; do
+  if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
+    sed -n '4,6s/^# \{0,1\}//p' "$0"
+    exit 0
+  fi
+done
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 npm run --silent build

@@ -1,7 +1,7 @@
 // `npm run example` on a machine with neither Go nor built binaries: it cannot start a cluster, so it must
 // fail at once, in one line that says how to get them, before it scaffolds or starts anything. (The demo's
 // runs with binaries, --keep and the plain-envtest fallback take minutes each; they are not in the suite.)
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -29,5 +29,27 @@ describe('npm run example without Go and without cached binaries', () => {
     expect(r.stderr).toMatch(/^example: needs kube-apiserver and etcd: install Go >= 1\.26 .*KUBEBUILDER_ASSETS=.*run `npm run example` again$/);
     // Nothing was built or started: the cache holds at most the build lock.
     expect(readdirSync(cache).filter((f) => !f.endsWith('.lock'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('npm run example -- --help', () => {
+  it('prints the usage and exits 0 without building or starting anything', async () => {
+    const built = statSync(join(repoRoot, 'dist/cli/main.js')).mtimeMs;
+    const r = await execa('npm', ['run', '--silent', 'example', '--', '--help'], { cwd: repoRoot, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('Usage: npm run example -- [folder] [--keep]');
+    expect(r.stdout).toContain('--keep  leave the cluster running');
+    expect(statSync(join(repoRoot, 'dist/cli/main.js')).mtimeMs).toBe(built); // `npm run build` did not run
+  }, 60_000);
+
+  it('the demo itself answers --help, and an unknown option in one line with the usage (exit 2)', async () => {
+    const tsc = await execa('npx', ['--no-install', 'tsc', '-p', 'e2e/demo/tsconfig.json'], { cwd: repoRoot, reject: false, all: true });
+    expect(tsc.exitCode, tsc.all).toBe(0);
+    const help = await execa(process.execPath, ['e2e/demo/dist/demo/main.js', '-h'], { cwd: repoRoot, reject: false });
+    expect([help.exitCode, help.stdout]).toEqual([0, 'Usage: npm run example -- [folder] [--keep]']);
+    const bad = await execa(process.execPath, ['e2e/demo/dist/demo/main.js', '--kep'], { cwd: repoRoot, reject: false });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^example: Unknown option '--kep'.*\(Usage: npm run example -- \[folder\] \[--keep\]\)$/);
   }, 120_000);
 });

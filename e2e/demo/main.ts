@@ -15,9 +15,21 @@ import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { packPackages, repoRoot } from '../helpers.js';
 import { TutorialRunner } from '../tutorial-runner.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { keep: { type: 'boolean', default: false } } });
+const USAGE = 'Usage: npm run example -- [folder] [--keep]';
 const say = (line: string) => console.log(`\x1b[1mexample:\x1b[0m ${line}`);
 const fail = (line: string): never => { console.error(`example: ${line}`); process.exit(1); };
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: { keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+  } catch (err) {
+    console.error(`example: ${(err as Error).message.split('\n')[0]} (${USAGE})`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const started = performance.now();
 const elapsed = () => `${Math.round((performance.now() - started) / 1000)} s`;
