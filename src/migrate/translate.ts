@@ -105,19 +105,21 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
     const split = splitMarker(text, (n) => registry.lookup(n));
     if (!split) return { kind: 'ignore', why: 'not a controller-gen marker' };
     const name = split.definition.name;
-    let def = registry.lookup(name, target);
+    const def = registry.lookup(name, target);
     if (!def && target === 'type' && !m.fromGodoc && registry.lookup(name, 'package')) return { kind: 'package', name };
     if (!def) return { kind: 'ignore', why: `not a ${target} marker here` };
     try {
       return { kind: 'keep', name, value: parseArguments({ ...split, definition: def }) };
     } catch (err) {
-      def = undefined;
       return { kind: 'ignore', why: `opgen cannot read it: ${(err as Error).message}` };
     }
   };
 
+  // A package's fields are optional by default with +kubebuilder:validation:Optional among its package
+  // markers, or in a marker block above one of its types (controller-gen widens it to the package).
+  const optional = (m: GoMarker, target: Target): boolean => m.text === '+kubebuilder:validation:Optional' && classify(m, target).kind === (target === 'type' ? 'package' : 'keep');
   const optionalByPkg = new Map(
-    model.packages.map((p) => [p.importPath, p.markers.some((m) => m.text === '+kubebuilder:validation:Optional' && classify(m, 'package').kind === 'keep')]),
+    model.packages.map((p) => [p.importPath, p.markers.some((m) => optional(m, 'package')) || p.types.some((t) => t.markers.some((m) => optional(m, 'type')))]),
   );
   const groupOf = (p: GoPackage): string | undefined => p.markers.find((m) => m.text.startsWith('+groupName='))?.text.slice('+groupName='.length);
   /**

@@ -140,6 +140,12 @@ describe('the edge cases as TypeScript', () => {
     expect(file()).toContain("export const Edge = GroupVersion.kind<Edge>('Edge', { plural: 'edges', namespaced: false });");
   });
 
+  it('makes a field optional when its package is (a package marker in a comment block above a type)', () => {
+    const widened = readFileSync(join(migrated[0]!, 'widened', 'widened.ts'), 'utf8');
+    expect(widened).toContain('  mode?: string;\n');
+    expect(readFileSync(join(migrated[0]!, 'widened', 'groupversion-info.ts'), 'utf8')).toContain('// +kubebuilder:validation:Optional\n');
+  });
+
   it('writes the +k8s:enum constants and a doc holding a star-slash as line comments', () => {
     expect(file()).toContain("export const PhaseRunning: Phase = 'Running';");
     expect(file()).toContain('  // Cron runs on */5 * * * * (a JSDoc block would end at the star and slash).\n  cron?: string;');

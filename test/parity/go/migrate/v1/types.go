@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"opgen.dev/parity/migrate/shared"
+	"opgen.dev/parity/migrate/widened"
 )
 
 // Phase is where an Edge is in its life.
@@ -122,6 +123,10 @@ type EdgeSpec struct {
 	// Ref is a type of another package of the module.
 	// +optional
 	Ref *shared.Ref `json:"ref,omitempty"`
+
+	// Settings come from a package made optional by a marker above one of its types.
+	// +optional
+	Settings *widened.Settings `json:"settings,omitempty"`
 
 	// +kubebuilder:validation:XValidation:rule="has(self.a) || has(self.b)",message="a or b"
 	// Nested has a rule on the field and one on its type.
