@@ -412,6 +412,23 @@ describe('webhooks (opgen create webhook)', () => {
   });
 });
 
+describe('a sample without a spec (the scaffold\'s `spec:` with only a TODO)', () => {
+  it('becomes an alm-example whose spec holds the required fields (at their minimum), with a warning; both validators pass', async () => {
+    const p = await scaffoldTutorial(root.dir, 'nospec-operator');
+    const sample = join(p, 'config/samples/cache_v1alpha1_memcached.yaml');
+    writeFileSync(sample, readFileSync(sample, 'utf8').replace(/\nspec:\n[\s\S]*$/, '\nspec:\n  # TODO(user): Add fields here\n'));
+    const out = await opgenOk(p, 'generate', 'bundle', '--version', '0.1.0');
+    const csv = readYaml<Obj>(join(p, 'bundle/manifests/nospec-operator.clusterserviceversion.yaml'));
+    const examples = JSON.parse(csv.metadata.annotations['alm-examples']) as Obj[];
+    // containerPort is required with Minimum=1; size, image and network are optional and have no default.
+    expect(examples.map((e) => e.spec)).toEqual([{ containerPort: 1 }]);
+    expect(out.stderr).toContain('warning: the Memcached sample memcached-sample has no spec; its alm-example uses {"containerPort":1} (the schema\'s defaults and required fields): fill in the sample in config/samples');
+    const r = await opgen(p, 'bundle', 'validate');
+    expect(r.code, r.stderr).toBe(0);
+    expect(oracleErrors(oracle(join(p, 'bundle')))).toEqual([]);
+  }, 120_000);
+});
+
 describe('a namespace-scoped project (init --namespaced)', () => {
   let p: string;
   beforeAll(async () => {
