@@ -64,6 +64,17 @@ function spanEvent(from: Condition | undefined, to: ConditionInput): void {
   });
 }
 
+/**
+ * The printer-column markers that make `kubectl get <kind>` show the Ready condition: its status, its
+ * reason and how long ago it last changed (a `date` column prints lastTransitionTime as an age). Put
+ * them above the kind's interface, beside +kubebuilder:object:root=true, and regenerate the CRD.
+ */
+export const readyPrinterColumnMarkers: readonly string[] = [
+  '+kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\\"Ready\\")].status"',
+  '+kubebuilder:printcolumn:name="Reason",type="string",JSONPath=".status.conditions[?(@.type==\\"Ready\\")].reason"',
+  '+kubebuilder:printcolumn:name="Since",type="date",JSONPath=".status.conditions[?(@.type==\\"Ready\\")].lastTransitionTime"',
+];
+
 export function findStatusCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }

@@ -9,6 +9,7 @@ export {
   setConditions,
   removeConditions,
   nowTime,
+  readyPrinterColumnMarkers,
   type ConditionInput,
   type ObjectConditionInput,
   type WithConditions,
