@@ -5,6 +5,7 @@
 // dropped: tracing never slows down or stops the operator.
 import http from 'node:http';
 import https from 'node:https';
+import { setTimer, type Timer } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
 import type { AttributeValue, Attributes, FinishedSpan, SpanExporter } from './tracer.js';
 
@@ -67,7 +68,7 @@ export const instrumentationScope = { name: '@opgen/runtime', version: '0.1.0' }
 
 export class OtlpHttpExporter implements SpanExporter {
   private queue: FinishedSpan[] = [];
-  private timer?: NodeJS.Timeout;
+  private timer?: Timer;
   private sending: Promise<void> = Promise.resolve();
   private dropped = 0;
   private failing = false;
@@ -85,14 +86,14 @@ export class OtlpHttpExporter implements SpanExporter {
     this.queue.push(span);
     if (this.queue.length >= (this.opts.maxExportBatchSize ?? 512)) void this.flush();
     else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), this.opts.scheduleDelayMs ?? 5000);
+      this.timer = setTimer(() => void this.flush(), this.opts.scheduleDelayMs ?? 5000);
       // A pending export must not keep a finished operator process alive.
       this.timer.unref();
     }
   }
 
   flush(): Promise<void> {
-    clearTimeout(this.timer);
+    this.timer?.clear();
     this.timer = undefined;
     const max = this.opts.maxExportBatchSize ?? 512;
     // One POST at a time, in order.
