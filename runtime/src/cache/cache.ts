@@ -20,6 +20,8 @@ export interface CacheOptions {
   resyncPeriodMs?: number;
   /** See InformerOptions.watchIdleTimeoutMs. */
   watchIdleTimeoutMs?: number;
+  /** Sharding: which of a kind's objects this replica caches (InformerOptions.shard); undefined for all. */
+  shardFor?: (kind: ResourceKind) => InformerOptions['shard'];
   log: Logger;
 }
 
@@ -76,7 +78,7 @@ export class Cache implements Reader {
     const key = kindKey(kind);
     let informer = this.informers.get(key) as Informer<T> | undefined;
     if (!informer) {
-      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, watchIdleTimeoutMs: this.opts.watchIdleTimeoutMs, log: this.opts.log };
+      const options: InformerOptions = { namespaces: this.opts.namespaces, transform: this.opts.transform, resyncPeriodMs: this.opts.resyncPeriodMs, watchIdleTimeoutMs: this.opts.watchIdleTimeoutMs, shard: this.opts.shardFor?.(kind), log: this.opts.log };
       informer = new Informer<T>(this.transport, kind, options);
       this.informers.set(key, informer as unknown as Informer);
       if (!this.lazy) this.startInformer(informer as unknown as Informer);

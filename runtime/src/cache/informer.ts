@@ -45,6 +45,8 @@ export interface InformerOptions {
    * watches; every watch still ends by its server-side timeout (5-10 min) plus 30 s at the latest.
    */
   watchIdleTimeoutMs?: number;
+  /** Sharding (runtime/src/sharding): a shardSelector sent with every list/watch and the objects kept; change it and relist(). */
+  shard?: { selector(): string | undefined; accepts(obj: KubeObject): boolean };
 }
 
 /**
@@ -101,6 +103,11 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   hasSynced(): boolean {
     return this.reflectors.every((r) => r.synced);
+  }
+
+  /** Lists again (after opts.shard changed); resolves once every namespace's new list is in the store. */
+  relist(): Promise<void> {
+    return Promise.all(this.reflectors.map((r) => r.relist())).then(() => undefined);
   }
 
   /** Resolves true once the first list of every namespace is in the store, false if `signal` aborts first. */
@@ -207,6 +214,11 @@ class Reflector<T extends KubeObject> {
   private readonly log: Logger;
   /** 403 answered and reported: later refusals go to debug until a list succeeds (RBAC fixed). */
   private denied = false;
+  /** relist(): bumped per call; a list counts for the calls made before it started. */
+  private generation = 0;
+  private relists: { generation: number; done: () => void }[] = [];
+  private stopWatch?: AbortController;
+  private mustList = false;
 
   constructor(
     private readonly transport: Transport,
@@ -218,13 +230,20 @@ class Reflector<T extends KubeObject> {
     this.log = opts.log.child({ kind: kind.kind, group: kind.group, ...(namespace ? { namespace } : {}) });
   }
 
+  relist(): Promise<void> {
+    this.generation++;
+    this.mustList = true;
+    this.stopWatch?.abort();
+    return new Promise((done) => this.relists.push({ generation: this.generation, done }));
+  }
+
   async run(signal: AbortSignal): Promise<void> {
     const initial = this.opts.initialBackoffMs ?? 800;
     const max = this.opts.maxBackoffMs ?? 30_000;
     let backoff = initial;
     while (!signal.aborted) {
       try {
-        if (this.resourceVersion === undefined) await this.list(signal);
+        while ((this.resourceVersion === undefined || this.mustList) && !signal.aborted) await this.list(signal);
         const { events, durationMs } = await this.watch(signal);
         if (signal.aborted) return;
         this.log.debug('watch ended; resuming', { events, durationMs, resourceVersion: this.resourceVersion });
@@ -270,6 +289,7 @@ class Reflector<T extends KubeObject> {
     const items: T[] = [];
     let continueToken: string | undefined;
     let resourceVersion = '';
+    const generation = this.generation;
     do {
       const page = await this.transport.request<KubeList<T>>('GET', resourcePath(this.kind, this.namespace), {
         query: {
@@ -277,16 +297,23 @@ class Reflector<T extends KubeObject> {
           continue: continueToken,
           labelSelector: formatLabelSelector(this.opts.labelSelector),
           fieldSelector: this.opts.fieldSelector,
+          shardSelector: this.opts.shard?.selector(),
         },
         signal,
         context: `list ${this.kind.plural}`,
       });
-      for (const item of page.items ?? []) items.push(this.sink.prepare(item));
+      for (const item of page.items ?? []) if (!this.opts.shard || this.opts.shard.accepts(item)) items.push(this.sink.prepare(item));
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken);
     this.sink.replace(this.namespace, items);
+    // A relist() asked for while this list ran wants one with the new selector.
+    if (generation !== this.generation) return;
+    this.mustList = false;
     this.resourceVersion = resourceVersion;
+    const answered = this.relists.filter((r) => r.generation <= generation);
+    this.relists = this.relists.filter((r) => r.generation > generation);
+    for (const r of answered) r.done();
     if (this.denied) {
       this.denied = false;
       this.log.info('list/watch allowed again', { count: items.length });
@@ -303,6 +330,7 @@ class Reflector<T extends KubeObject> {
     // Spread watch lifetimes like client-go (5-10 minutes) so many informers do not reconnect together.
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
     const stop = new AbortController();
+    this.stopWatch = stop;
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     // Safety net if the connection silently dies: the server should have ended it by now.
@@ -328,6 +356,7 @@ class Reflector<T extends KubeObject> {
           timeoutSeconds,
           labelSelector: formatLabelSelector(this.opts.labelSelector),
           fieldSelector: this.opts.fieldSelector,
+          shardSelector: this.opts.shard?.selector(),
         },
         stop.signal,
       );
@@ -340,7 +369,7 @@ class Reflector<T extends KubeObject> {
         }
         const obj = ev.object as KubeObject;
         const rv = obj.metadata?.resourceVersion;
-        if (ev.type === 'BOOKMARK') {
+        if (ev.type === 'BOOKMARK' || (this.opts.shard && !this.opts.shard.accepts(obj))) {
           if (rv) this.resourceVersion = rv;
           continue;
         }
