@@ -103,7 +103,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
   const classify = (m: GoMarker, target: Target): Classified => {
     const text = m.text.slice(1);
     const split = splitMarker(text, (n) => registry.lookup(n));
-    if (!split) return { kind: 'ignore', why: 'not a controller-gen marker' };
+    if (!split) return { kind: 'ignore', why: text.startsWith('build ') ? 'a Go build constraint' : 'not a controller-gen marker' };
     const name = split.definition.name;
     const def = registry.lookup(name, target);
     if (!def && target === 'type' && !m.fromGodoc && registry.lookup(name, 'package')) return { kind: 'package', name };
@@ -447,7 +447,9 @@ function typeText(t: GoTypeExpr, imports: ImportSet, where: Where, summary: Summ
     case 'map': {
       const key = t.key.kind === 'ident' && t.key.basic ? t.key.name : 'string';
       if (key !== 'string') note(summary, where, `map key ${key} is not a string; written as Record<string, …>`);
-      return { text: `Record<string, ${typeText(t.elem, imports, where, summary).text}>` };
+      const value = typeText(t.elem, imports, where, summary).text;
+      // A Go type named Record would shadow TypeScript's in its files: write the map as an index signature.
+      return { text: imports.shadows('Record') ? `{ [key: string]: ${value} }` : `Record<string, ${value}>` };
     }
     case 'interface':
       return { text: 'unknown' };
@@ -524,6 +526,11 @@ class ImportSet {
 
   value(name: string, from: string): void {
     this.values.set(from, (this.values.get(from) ?? new Set()).add(name));
+  }
+
+  /** Whether a type of this package has `name` (and hides a TypeScript global of that name). */
+  shadows(name: string): boolean {
+    return this.localNames.has(name);
   }
 
   /** Whether the Go reader migrated this type (rather than leaving it to opgen's own Kubernetes types). */

@@ -146,6 +146,11 @@ describe('the edge cases as TypeScript', () => {
     expect(readFileSync(join(migrated[0]!, 'widened', 'groupversion-info.ts'), 'utf8')).toContain('// +kubebuilder:validation:Optional\n');
   });
 
+  it('writes a map as an index signature where a Go type named Record hides TypeScript\'s', () => {
+    expect(file()).toContain('  records?: { [key: string]: Record };\n');
+    expect(file()).toContain('  labels?: { [key: string]: string };\n');
+  });
+
   it('writes the +k8s:enum constants and a doc holding a star-slash as line comments', () => {
     expect(file()).toContain("export const PhaseRunning: Phase = 'Running';");
     expect(file()).toContain('  // Cron runs on */5 * * * * (a JSDoc block would end at the star and slash).\n  cron?: string;');

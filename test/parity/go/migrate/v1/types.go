@@ -114,6 +114,10 @@ type EdgeSpec struct {
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 
+	// Records is a map of a type named Record.
+	// +optional
+	Records map[string]Record `json:"records,omitempty"`
+
 	// Labels is a map.
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
@@ -141,6 +145,12 @@ type Nested struct {
 	A string `json:"a,omitempty"`
 	// +optional
 	B string `json:"b,omitempty"`
+}
+
+// Record is named like TypeScript's Record: maps in this package cannot be written Record<string, T>.
+type Record struct {
+	// +optional
+	Value string `json:"value,omitempty"`
 }
 
 // EdgeStatus is what was observed.
