@@ -85,6 +85,7 @@ export class RuntimeMetrics {
   private readonly activeWorkers: Gauge<'controller'>;
   private readonly leaderStatus: Gauge<'name'>;
   private readonly restRequests: Counter<'code' | 'method' | 'host'>;
+  private readonly restSeries = new Map<string, CounterSeries>();
   private readonly webhookLatency: Histogram<'webhook'>;
   private readonly webhookRequests: Counter<'webhook' | 'code'>;
   private readonly webhookInFlight: Gauge<'webhook'>;
@@ -275,7 +276,11 @@ export class RuntimeMetrics {
 
   /** One answered API request (client-go's rest_client_requests_total; code '<error>' when none came). */
   restClientRequest(code: string, method: string, host: string): void {
-    this.restRequests.inc({ code, method, host });
+    // Bound once per code/method/host: this runs on every request.
+    const key = `${code} ${method} ${host}`;
+    let series = this.restSeries.get(key);
+    if (!series) this.restSeries.set(key, (series = this.restRequests.labels({ code, method, host })));
+    series.inc();
   }
 
   /** The series of the webhook at `path`, with its 200 and 500 counts at 0 (controller-runtime's InstrumentedHook). */

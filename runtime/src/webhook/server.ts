@@ -77,7 +77,7 @@ export class WebhookServer implements Runnable {
     const key = conversionKey(group, kind);
     if (this.conversions.has(key)) throw new Error(`a conversion is already registered for ${key}`);
     if (conversion.spokes[conversion.hub]) throw new Error(`${key}: the hub version ${conversion.hub} cannot also be a spoke`);
-    this.conversions.set(key, conversion);
+    this.conversions.set(key, this.countingConversionPanics(conversion));
     this.observe('/convert');
   }
 
@@ -203,6 +203,22 @@ export class WebhookServer implements Runnable {
   /** The path's series, created at registration (controller-runtime's InstrumentedHook). */
   private observe(path: string): void {
     if (this.options.metrics && !this.metricsByPath.has(path)) this.metricsByPath.set(path, this.options.metrics.webhook(path));
+  }
+
+  /** `conversion`, counting in controller_runtime_conversion_webhook_panics_total what would have been a panic in Go. */
+  private countingConversionPanics(conversion: Conversion): Conversion {
+    const metrics = this.options.metrics;
+    if (!metrics) return conversion;
+    const counted = <A extends unknown[], R>(fn: (...a: A) => R) => async (...a: A) => {
+      try {
+        return await fn(...a);
+      } catch (err) {
+        if (isPanic(err)) metrics.webhookPanic(true);
+        throw err;
+      }
+    };
+    const spokes = Object.fromEntries(Object.entries(conversion.spokes).map(([v, s]) => [v, { toHub: counted(s.toHub.bind(s)), fromHub: counted(s.fromHub.bind(s)) }]));
+    return { ...conversion, spokes };
   }
 
   /** `handler`, counting in controller_runtime_webhook_panics_total what would have been a panic in Go (see isPanic). */
