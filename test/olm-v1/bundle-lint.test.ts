@@ -14,6 +14,8 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 interface Case {
   name: string;
+  /** The bundle changed: the tutorial operator's (cluster-wide), or the same operator made with init --namespaced. */
+  from?: 'namespaced';
   /** Changes the copied bundle folder. */
   change?: (b: BundleFiles) => void;
   flags?: { watch?: string; install?: string; webhooks?: 'cert-manager' | 'openshift-serviceca' };
@@ -201,10 +203,15 @@ const cases: Case[] = [
     change: (b) => b.write('manifests/pdb_policy_v1_poddisruptionbudget.yaml', { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb' }, spec: { minAvailable: 1, selector: { matchLabels: { a: 'b' } } } }),
     expect: 'pass',
   },
+  // opgen init --namespaced: OwnNamespace only, WATCH_NAMESPACE from the pod's namespace.
+  { name: 'namespaced operator, no watchNamespace', from: 'namespaced', expect: 'install-mode' },
+  { name: 'namespaced operator, watchNamespace = install namespace', from: 'namespaced', flags: { watch: 'operators', install: 'operators' }, expect: 'pass' },
+  { name: 'namespaced operator, watchNamespace elsewhere', from: 'namespaced', flags: { watch: 'tenant-a', install: 'operators' }, expect: 'install-mode', warning: 'watch-namespace-ignored' },
 ];
 
 let root: { dir: string; cleanup: () => void };
 let bundle: string;
+let namespacedBundle: string;
 const verdicts: string[] = [];
 
 beforeAll(async () => {
@@ -213,6 +220,9 @@ beforeAll(async () => {
   const project = await scaffoldTutorial(root.dir);
   await opgenOk(project, 'generate', 'bundle', '--version', '0.1.0', '--channels', 'stable', '--default-channel', 'stable');
   bundle = join(project, 'bundle');
+  const namespaced = await scaffoldTutorial(root.dir, 'namespaced-operator', ['--namespaced']);
+  await opgenOk(namespaced, 'generate', 'bundle', '--version', '0.1.0', '--channels', 'stable', '--default-channel', 'stable', '--package', 'memcached-operator');
+  namespacedBundle = join(namespaced, 'bundle');
 }, 900_000);
 afterAll(() => {
   // eslint-disable-next-line no-console
@@ -225,7 +235,7 @@ describe('bundle validate --olm-v1 against operator-controller v1.5.1', () => {
     const dir = join(root.dir, 'cases', c.name.replace(/[^a-z0-9]+/gi, '-'));
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    cpSync(bundle, join(dir, 'bundle'), { recursive: true });
+    cpSync(c.from === 'namespaced' ? namespacedBundle : bundle, join(dir, 'bundle'), { recursive: true });
     c.change?.(new BundleFiles(join(dir, 'bundle')));
 
     const flags: string[] = [];
