@@ -5,6 +5,8 @@
 # which Go lets no other module import. It also runs operator-registry's semver template and declcfg
 # validation, which operator-controller depends on. Nothing of theirs is kept: the copy is deleted after the
 # build. Prints the binary's path; a warm cache prints at once; concurrent callers wait (flock).
+# Cost from empty Go caches: 4.1 min of CPU, 682 MB of modules, 749 MB of build cache (17.4 min of wall
+# time on 2 cores at load average ~20); a rebuild after main.go changes takes ~30 s.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
