@@ -26,6 +26,7 @@ export interface OlmV1Options {
 /** What OLM v1 refuses, by the step that refuses it (the tests match these against operator-controller's messages). */
 export type OlmV1Check =
   | 'dependency'
+  | 'olm-properties'
   | 'api-service'
   | 'webhook-unsupported'
   | 'duplicate-deployment'
@@ -120,8 +121,9 @@ export async function lintOlmV1(cwd: string, dir: string, o: OlmV1Options = {}):
     let parsed: unknown;
     try {
       parsed = JSON.parse(olmProperties);
-    } catch {
-      parsed = undefined; // opm ignores an unreadable annotation (with a warning)
+    } catch (e) {
+      // opm only warns; operator-controller's bundle loader refuses it.
+      add('olm-properties', csvFile, 'metadata.annotations["olm.properties"]', `is not a JSON list of properties: ${(e as Error).message}`, 'write a JSON array such as [{"type":"olm.maxOpenShiftVersion","value":"4.20"}], or remove the annotation');
     }
     if (Array.isArray(parsed)) {
       for (const [i, p] of parsed.entries()) {

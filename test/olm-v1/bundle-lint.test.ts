@@ -28,6 +28,7 @@ interface Case {
 // The operator-controller message each opgen check corresponds to.
 const ORACLE_MESSAGES: Record<OlmV1Check, RegExp> = {
   dependency: /has a dependency declared via property/,
+  'olm-properties': /failed to unmarshal csv\.metadata\.annotations\['olm\.properties'\]/,
   'api-service': /apiServiceDefintions are not supported/,
   'webhook-unsupported': /webhookDefinitions are not supported/,
   'duplicate-deployment': /duplicate strategy deployment spec/,
@@ -151,6 +152,11 @@ const cases: Case[] = [
     name: 'CSV olm.properties annotation: olm.gvk.required',
     change: (b) => b.csv((c) => void (c.metadata.annotations['olm.properties'] = JSON.stringify([{ type: 'olm.gvk.required', value: { group: 'etcd.database.coreos.com', kind: 'EtcdCluster', version: 'v1beta2' } }]))),
     expect: 'dependency',
+  },
+  {
+    name: 'CSV olm.properties annotation not JSON',
+    change: (b) => b.csv((c) => void (c.metadata.annotations['olm.properties'] = '[{type: olm.maxOpenShiftVersion}]')),
+    expect: 'olm-properties',
   },
   {
     name: 'owned API service',
