@@ -38,6 +38,21 @@ afterEach(() => {
   process.env.PATH = savedPath;
 });
 
+describe('Go without a TypeScript form', () => {
+  it('is written as unknown and said in the summary with its position', async () => {
+    const dir = goModule(`${API}
+// Box is generic: controller-gen has no schema for its T either.
+type Box[T any] struct {
+	Item T \`json:"item"\`
+}
+`);
+    const r = await opgen(dir, 'migrate', 'api', './api/v1', '--output', 'out');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^1 Go construct without a TypeScript form:\n {2}api\/v1\/types\.go:13:2: Box\.Item: Go type T was not found in its package .*; written as unknown$/m);
+    expect(readFileSync(join(dir, 'out', 'v1', 'types.ts'), 'utf8')).toContain('  item: unknown;\n');
+  });
+});
+
 describe('opgen migrate api refuses bad input in one line and writes nothing', () => {
   it('a folder that does not exist', async () => {
     const dir = goModule(API);

@@ -469,6 +469,10 @@ function typeText(t: GoTypeExpr, imports: ImportSet, where: Where, summary: Summ
         note(summary, where, `Go type ${t.name} has no JSON form; written as unknown`);
         return { text: 'unknown' };
       }
+      if (!imports.migrated(t.pkg ?? '', t.name)) {
+        note(summary, where, `Go type ${t.name} was not found in its package (a type parameter, or a file go list left out); written as unknown`);
+        return { text: 'unknown' };
+      }
       return { text: imports.local(t.name, t.pkg) };
     }
     case 'named': {
@@ -483,6 +487,10 @@ function typeText(t: GoTypeExpr, imports: ImportSet, where: Where, summary: Summ
       if (t.pkg === 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1') return { text: `${imports.kubernetes('apiextensionsv1')}.${t.name}` };
       if (t.pkg.startsWith('k8s.io/apimachinery/pkg/runtime') || t.pkg.startsWith('k8s.io/apimachinery/pkg/api/resource') || t.pkg.startsWith('k8s.io/apimachinery/pkg/util/intstr')) {
         note(summary, where, `${t.pkg}.${t.name} has no @opgen/runtime type; written as unknown`);
+        return { text: 'unknown' };
+      }
+      if (!imports.migrated(t.pkg, t.name)) {
+        note(summary, where, `${t.pkg}.${t.name} could not be read (go list found no such type); written as unknown`);
         return { text: 'unknown' };
       }
       return { text: imports.other(t.pkg, t.name, t.alias) };
