@@ -30,6 +30,8 @@ export interface ControllerHost {
   /** Reserves a controller name (unique per manager, as in logs and metrics); throws when taken. */
   claimControllerName(name: string): void;
   addController(c: Controller): void;
+  /** Sharding (runtime/src/sharding): reconciles only this replica's share of the kind. */
+  wrapReconciler?(kind: ResourceKind, r: Reconciler): Reconciler;
 }
 
 export interface WatchOptions {
@@ -123,7 +125,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     const controller: Controller = new Controller({
       name,
       // Its span and per-controller series (active workers, panics, terminal errors, duration by kind).
-      reconciler: instrumentReconciler(reconciler, {
+      reconciler: instrumentReconciler(this.host.wrapReconciler?.(this.forKind, reconciler) ?? reconciler, {
         controller: name, kind: this.forKind, maxConcurrentReconciles: Math.max(1, o.maxConcurrentReconciles ?? 1), metrics: this.host.metrics, tracer: this.host.tracer,
       }),
       sources,
