@@ -24,12 +24,14 @@ import type { Tracer } from '../tracing/tracer.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { defaultServiceAccountDir } from '../kubeconfig/index.js';
 import { WebhookServer } from '../webhook/server.js';
+import { Sharding, type ShardingOptions } from '../sharding/sharding.js';
 import type { ManagerWebhookOptions } from '../webhook/manager-options.js';
 import { LocalDevelopment } from '../webhook/internal/local-development.js';
 import { DelegatingClient } from './delegating-client.js';
 import { Leadership } from './leadership.js';
 import { HardStop, RunGroup, settleWithin, StopRequest } from './lifecycle.js';
 import type { Runnable } from './runnable.js';
+import type { Reconciler } from '../reconcile/index.js';
 
 export type { Runnable } from './runnable.js';
 
@@ -104,6 +106,11 @@ export interface ManagerOptions {
    * the call names its own (timeoutMs); default 60 s; 0 disables it. Watches have none.
    */
   requestTimeoutMs?: number;
+  /**
+   * Horizontal scale-out (docs/sharding.md): every replica reconciles its share of each controller's
+   * kind, held through a shard Lease of its own. Off by default (one active replica).
+   */
+  sharding?: ShardingOptions | boolean;
 }
 
 export interface Manager {
@@ -171,6 +178,7 @@ class ControllerManager implements Manager, ControllerHost {
   private started = false;
   /** The leadership fence of the running start() (see TransportOptions.guard). */
   private leaderGuard: () => Error | undefined = () => undefined;
+  private readonly sharding?: Sharding;
 
   constructor(
     readonly kubeConfig: KubeConfigLike,
@@ -178,18 +186,24 @@ class ControllerManager implements Manager, ControllerHost {
   ) {
     this.log = opts.logger ?? createLogger();
     this.metrics = opts.metrics ?? new RuntimeMetrics();
+    if (opts.sharding) {
+      const defaultNamespace = opts.leaderElectionNamespace ?? inClusterNamespace() ?? 'default';
+      this.sharding = new Sharding(opts.sharding === true ? {} : opts.sharding, { kubeConfig, log: this.log, metrics: this.metrics, defaultName: opts.leaderElectionID ?? 'opgen', defaultNamespace });
+    }
     this.observability = new Observability({ metrics: this.metrics, log: this.log, tracer: opts.tracer });
     this.tracer = this.observability.tracer;
     // The hard stop fences every request of the manager's client, cache and event recorder: aborted
     // in flight, refused afterwards.
-    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.stopHard.signal, observer: this.observability.requestObserver, guard: () => this.leaderGuard() });
+    this.transport = new Transport(kubeConfig, { requestTimeoutMs: opts.requestTimeoutMs, stop: this.stopHard.signal, observer: this.observability.requestObserver, guard: () => this.leaderGuard() ?? this.sharding?.guard() });
     this.api = new ApiClient(this.transport, opts.fieldManager ?? 'opgen-manager');
     this.cache = new Cache(this.transport, {
       namespaces: opts.namespaces,
       transform: opts.cacheTransform === undefined ? stripManagedFields : (opts.cacheTransform ?? undefined),
       resyncPeriodMs: opts.syncPeriodMs ?? 10 * 60 * 60 * 1000,
       log: this.log.child({ logger: 'cache' }),
+      shardFor: this.sharding && ((kind) => this.sharding!.shardFor(kind)),
     });
+    this.sharding?.attach(this.cache);
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
     // Condition transitions of the kinds the controllers reconcile become Events and series (leader only).
@@ -229,6 +243,7 @@ class ControllerManager implements Manager, ControllerHost {
 
   controllerFor<T extends KubeObject>(kind: ResourceKind<T>, opts?: WatchOptions): ControllerBuilder<T> {
     this.observability.observeConditions(kind);
+    this.sharding?.addKind(kind);
     return new Builder<T>(this, kind, opts);
   }
 
@@ -238,7 +253,12 @@ class ControllerManager implements Manager, ControllerHost {
   }
 
   addController(c: Controller): void {
-    this.add(c);
+    // Sharded, every replica runs its controllers (on its share); only the rest waits for leadership.
+    this.add(this.sharding ? { start: (signal) => c.start(signal), needLeaderElection: false } : c);
+  }
+
+  wrapReconciler(kind: ResourceKind, r: Reconciler): Reconciler {
+    return this.sharding ? this.sharding.wrap(kind, r) : r;
   }
 
   add(runnable: Runnable): void {
@@ -271,7 +291,11 @@ class ControllerManager implements Manager, ControllerHost {
       const watched = this.watchedNamespaces;
       this.log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
       // Without warmup a standby lists nothing until it leads (what is read through the cache excepted).
-      cacheDone = this.cache.start(caches.signal, { lazy: this.opts.leaderElection === true && this.opts.warmup !== true });
+      cacheDone = this.cache.start(caches.signal, { lazy: this.opts.leaderElection === true && this.opts.warmup !== true && !this.sharding });
+      this.sharding?.join((err) => {
+        this.stopHard.fire(err.message);
+        stop.fail(err);
+      });
       this.startRunnable = (r) => {
         if (r.needLeaderElection === false || leadership.leading) work.run(r);
       };
@@ -342,6 +366,7 @@ class ControllerManager implements Manager, ControllerHost {
     // 3. The lease, only now, so the next leader never overlaps with our in-flight work (and not at
     //    all when that work was abandoned: see the top of this file).
     await leadership.release();
+    await this.sharding?.leave(!this.stopHard.fired);
     // 4. Caches, then the events still being sent.
     await stopCaches();
     this.observability.flushRecorders();
