@@ -243,10 +243,12 @@ export const commands: readonly CommandSpec[] = [
     path: ['crd', 'diff'],
     args: '<old-and-new...>',
     summary: "Check a CRD upgrade: OLM v1's upgrade-safety preflight (removed versions or fields, scope, types, bounds, enums, defaults, required) plus the guide's schema-evolution rules",
-    options: [],
-    async run(ctx, args) {
+    options: [{ flags: '--since <git-ref>', description: 'compare with the CRDs as committed at this ref (your last release tag); then pass only <new>' }],
+    async run(ctx, args, o) {
       const { crdDiffCommand } = await import('../crd-upgrade/command.js');
-      if (args.length !== 2) throw new OpgenError(`expected two arguments, got ${args.length}`, { flag: 'crd diff' }, 'run opgen crd diff <old CRDs> <new CRDs> (files or folders)');
+      const since = str(o.since);
+      if (since !== undefined && args.length === 1) return crdDiffCommand(ctx, { old: args[0]!, new: args[0]!, since });
+      if (args.length !== 2 || since !== undefined) throw new OpgenError(`expected ${since === undefined ? 'two arguments' : 'one argument with --since'}, got ${args.length}`, { flag: 'crd diff' }, 'run opgen crd diff <old CRDs> <new CRDs>, or opgen crd diff --since <release tag> <CRDs> (files or folders)');
       return crdDiffCommand(ctx, { old: args[0]!, new: args[1]! });
     },
   },

@@ -1,5 +1,5 @@
 // `opgen crd diff <old> <new>`: each CRD in <new> (a file or a folder of YAML files) against the CRD of
-// the same name in <old>. One line per finding at the field's file:line:column in <new>; errors exit 1.
+// the same name in <old> (or, with --since <ref>, in <new> as git has it at that ref). One line per finding at the field's file:line:column in <new>; errors exit 1.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { OpgenError } from '../diag/diagnostic.js';
@@ -8,8 +8,11 @@ import { diffCrd, displayPath, type Crd, type Finding } from './diff.js';
 import type { YamlPath } from './yaml-locate.js';
 
 export interface CrdDiffOptions {
+  /** The released CRDs: a file or folder, or with `since` the path to read from git at that ref. */
   old: string;
   new: string;
+  /** A git ref (the last release's tag): the old CRDs are `old` as committed there. */
+  since?: string;
 }
 
 interface LoadedCrd {
@@ -20,7 +23,7 @@ interface LoadedCrd {
 }
 
 export async function crdDiffCommand(ctx: CommandContext, o: CrdDiffOptions): Promise<number> {
-  const olds = await loadCrds(ctx.cwd, o.old, 'old');
+  const olds = o.since === undefined ? await loadCrds(ctx.cwd, o.old, 'old') : await loadCrdsAt(ctx.cwd, o.since, o.old);
   const news = await loadCrds(ctx.cwd, o.new, 'new');
   const { findings, compared } = compareSets(olds, news);
   for (const { at, f, name } of findings) {
@@ -99,30 +102,54 @@ function yamlPathOf(crd: Crd, f: Finding): (string | number)[] {
 
 async function loadCrds(cwd: string, arg: string, which: 'old' | 'new'): Promise<LoadedCrd[]> {
   const abs = resolve(cwd, arg);
-  const shown = (p: string): string => relative(cwd, p) || '.';
   if (!existsSync(abs)) throw new OpgenError(`${arg}: no such file or folder`, { flag: `crd diff <${which}>` }, `pass the ${which} CRD file or the folder holding ${which === 'old' ? 'the released' : 'the new'} CRDs`);
   const files = statSync(abs).isDirectory()
     ? readdirSync(abs).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(abs, f))
     : [abs];
+  const out = await parseCrds(files.map((f) => ({ shown: relative(cwd, f) || '.', text: readFileSync(f, 'utf8') })));
+  if (out.length === 0) throw new OpgenError(`${arg} holds no CustomResourceDefinition`, { flag: `crd diff <${which}>` }, 'pass CRD manifests such as config/crd/bases');
+  return out;
+}
+
+/**
+ * The CRDs at `arg` (a file or folder of the work tree) as git has them at `ref`, e.g. the last release
+ * tag: what the cluster runs is what was released.
+ */
+async function loadCrdsAt(cwd: string, ref: string, arg: string): Promise<LoadedCrd[]> {
+  const { execFileSync } = await import('node:child_process');
+  const git = (...args: string[]): string => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  let prefix: string;
+  try {
+    git('rev-parse', '--verify', '--quiet', `${ref}^{commit}`);
+    prefix = git('rev-parse', '--show-prefix').trim();
+  } catch {
+    throw new OpgenError(`'${ref}' is not a commit of a git repository here`, { flag: '--since' }, 'name a tag or commit of the last release, e.g. --since v0.1.0');
+  }
+  const path = `${prefix}${relative(cwd, resolve(cwd, arg)).replaceAll('\\', '/')}`.replace(/\/$/, '');
+  const listed = git('ls-tree', '-r', '--full-tree', '--name-only', ref, '--', path).split('\n').filter((f) => f === path || (f.startsWith(`${path}/`) && !f.slice(path.length + 1).includes('/')));
+  const files = listed.filter((f) => /\.ya?ml$/.test(f)).sort();
+  const out = await parseCrds(files.map((f) => ({ shown: `${ref}:${f}`, text: git('show', `${ref}:${f}`) })));
+  if (out.length === 0) throw new OpgenError(`${arg} holds no CustomResourceDefinition at ${ref}`, { flag: '--since' }, 'name the release whose CRDs are installed, or pass the old CRDs as a file or folder');
+  return out;
+}
+
+async function parseCrds(files: { shown: string; text: string }[]): Promise<LoadedCrd[]> {
   const { LineCounter, parseAllDocuments } = await import('yaml');
   const { locateIn } = await import('./yaml-locate.js');
   const out: LoadedCrd[] = [];
-  for (const file of files) {
+  for (const { shown, text } of files) {
     const lc = new LineCounter();
-    const text = readFileSync(file, 'utf8');
     for (const doc of parseAllDocuments(text, { lineCounter: lc })) {
       if (!('errors' in doc)) continue;
       const e = doc.errors[0];
       if (e) {
         const pos = lc.linePos(e.pos[0]);
-        throw new OpgenError(`not valid YAML: ${e.message.split('\n')[0]}`, { file: shown(file), line: pos.line, column: pos.col }, 'fix the YAML');
+        throw new OpgenError(`not valid YAML: ${e.message.split('\n')[0]}`, { file: shown, line: pos.line, column: pos.col }, 'fix the YAML');
       }
       const value = doc.toJS({ maxAliasCount: -1 }) as unknown;
       if (value === null || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'CustomResourceDefinition') continue;
-      const locate = locateIn(doc, lc);
-      out.push({ crd: value as Crd, file: shown(file), locate });
+      out.push({ crd: value as Crd, file: shown, locate: locateIn(doc, lc) });
     }
   }
-  if (out.length === 0) throw new OpgenError(`${arg} holds no CustomResourceDefinition`, { flag: `crd diff <${which}>` }, 'pass CRD manifests such as config/crd/bases');
   return out;
 }

@@ -1,6 +1,7 @@
 // `opgen crd diff` side by side with operator-controller's CRD upgrade-safety preflight (its
 // crdupgradesafety package, run by our oracle main on an "installed" old CRD and a release manifest
 // holding the new one): the same verdict on every case and the same (version, field path, rule) findings.
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -233,11 +234,37 @@ describe('crd diff against operator-controller v1.5.1\'s crdupgradesafety prefli
     expect(r.stderr).toMatch(/^old\.yaml:\d+:\d+: error: others\.cache\.example\.com: the CRD is gone from the new manifests; an upgrade that deletes a CRD deletes every stored object of it \(.+\) \[guide crd-removed\]\n$/);
     expect(await opgen(dir, 'crd', 'diff', 'missing.yaml', 'new')).toMatchObject({ code: 1, stderr: "crd diff <old>: error: missing.yaml: no such file or folder (pass the old CRD file or the folder holding the released CRDs)\n" });
     writeFileSync(join(dir, 'bad.yaml'), 'kind: [\n');
-    expect(await opgen(dir, 'crd', 'diff', 'old.yaml')).toMatchObject({ code: 1, stderr: 'crd diff: error: expected two arguments, got 1 (run opgen crd diff <old CRDs> <new CRDs> (files or folders))\n' });
+    expect(await opgen(dir, 'crd', 'diff', 'old.yaml')).toMatchObject({ code: 1, stderr: 'crd diff: error: expected two arguments, got 1 (run opgen crd diff <old CRDs> <new CRDs>, or opgen crd diff --since <release tag> <CRDs> (files or folders))\n' });
     const bad = await opgen(dir, 'crd', 'diff', 'old.yaml', 'bad.yaml');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^bad\.yaml:\d+:\d+: error: not valid YAML: .+ \(fix the YAML\)\n$/);
     expect(readFileSync(join(dir, 'bad.yaml'), 'utf8')).toBe('kind: [\n');
+  });
+});
+
+describe('crd diff --since <git ref>', () => {
+  it('compares with the CRDs as committed at the release tag', async () => {
+    const repo = join(root.dir, 'repo');
+    const project = join(repo, 'operator'); // a project below the repository root
+    mkdirSync(join(project, 'crds'), { recursive: true });
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    writeFileSync(join(project, 'crds', 'memcacheds.yaml'), stringify(crd()));
+    writeFileSync(join(project, 'crds', 'README.md'), 'not a CRD\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'release');
+    git('tag', 'v0.1.0');
+    writeFileSync(join(project, 'crds', 'memcacheds.yaml'), stringify(editSpec((s) => void (s.properties.mode.enum = ['fast']))));
+
+    const r = await opgen(project, 'crd', 'diff', '--since', 'v0.1.0', 'crds');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^crds\/memcacheds\.yaml:\d+:\d+: error: memcacheds\.cache\.example\.com v1alpha1 spec\.mode: enum values \["safe"\] removed; .+ \[preflight enum\]\n$/);
+    expect(r.stdout).toBe('1 CRD compared: 1 error, 0 warnings\n');
+    // The same file alone works too; an unknown ref is one line.
+    expect((await opgen(project, 'crd', 'diff', '--since', 'v0.1.0', 'crds/memcacheds.yaml')).code).toBe(1);
+    expect(await opgen(project, 'crd', 'diff', '--since', 'v9.9.9', 'crds')).toMatchObject({ code: 1, stderr: "--since: error: 'v9.9.9' is not a commit of a git repository here (name a tag or commit of the last release, e.g. --since v0.1.0)\n" });
+    git('commit', '-q', '-am', 'next');
+    expect(await opgen(project, 'crd', 'diff', '--since', 'HEAD', 'crds')).toMatchObject({ code: 0, stdout: '1 CRD compared: safe to upgrade (0 errors, 0 warnings)\n' });
   });
 });
 
