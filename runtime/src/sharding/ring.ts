@@ -1,9 +1,11 @@
-// The consistent-hash ring: each member places `virtualNodes` points on the 64-bit circle, and an
+// The consistent-hash ring: each member places `virtualNodes` points (default 32) on the 64-bit circle, and an
 // object belongs to the member of the first point at or after its hash (wrapping at 2^64). A member
 // joining or leaving moves only the arcs next to its own points, about 1/N of the objects.
 // Objects are placed by the 64-bit FNV-1a hash of their metadata.uid, the hash Kubernetes 1.36's
 // server-side shard selector (KEP-5866) computes, so a member's arcs are exactly the shardRange()
 // terms the API server filters by.
+
+import { createHash } from 'node:crypto';
 
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
@@ -26,7 +28,16 @@ export interface HashRange {
   end: bigint;
 }
 
-export const defaultVirtualNodes = 16;
+export const defaultVirtualNodes = 32;
+
+/**
+ * Where a member's i-th point sits: the first 8 bytes of sha256("<member>#<i>"). Members' names
+ * differ in a few characters only, and FNV-1a of such near-identical short strings clusters on the
+ * circle; sha256 spreads them (the points are ours alone, only objects need the server's hash).
+ */
+function pointOf(member: string, i: number): bigint {
+  return createHash('sha256').update(`${member}#${i}`).digest().readBigUInt64BE(0);
+}
 
 export class HashRing {
   readonly members: readonly string[];
@@ -36,7 +47,7 @@ export class HashRing {
   constructor(members: Iterable<string>, readonly virtualNodes = defaultVirtualNodes) {
     this.members = [...new Set(members)].sort();
     this.points = this.members
-      .flatMap((member) => Array.from({ length: virtualNodes }, (_, i) => ({ at: fnv1a64(`${member}#${i}`), member })))
+      .flatMap((member) => Array.from({ length: virtualNodes }, (_, i) => ({ at: pointOf(member, i), member })))
       .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.member < b.member ? -1 : 1));
   }
 

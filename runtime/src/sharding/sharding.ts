@@ -37,7 +37,7 @@ export interface ShardingOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
-  /** Points per member on the ring; default 16. */
+  /** Points per member on the ring; default 32. */
   virtualNodes?: number;
   /**
    * How a replica gets only its share. 'auto' (default): the API server's shard selector (KEP-5866,
