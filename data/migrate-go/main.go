@@ -150,29 +150,32 @@ func main() {
 		dirs = append(dirs, args[i])
 	}
 	if len(dirs) == 0 {
-		fail("usage: migrate-go [-stop pkg,prefix/] <package dir>...")
+		fail("usage: migrate-go [-stop pkg,prefix/] <package dir or dir/...>...")
 	}
-	abs := make([]string, len(dirs))
+	// Folders, or Go's dir/... patterns (every package below), as absolute paths go list accepts.
+	patterns := make([]string, len(dirs))
 	for i, d := range dirs {
-		a, err := filepath.Abs(d)
+		base, recursive := strings.CutSuffix(d, "/...")
+		a, err := filepath.Abs(base)
 		if err != nil {
 			fail("%s: %v", d, err)
 		}
-		abs[i] = a
+		patterns[i] = a
+		if recursive {
+			patterns[i] = a + "/..."
+		}
 	}
-	list(abs)
-	rootSet := map[string]bool{}
-	for _, a := range abs {
-		rootSet[a] = true
-	}
+	workDir := strings.TrimSuffix(patterns[0], "/...")
+	rootDirs := listRoots(patterns, workDir)
+	list(patterns, workDir, rootDirs)
 	var roots []*pkgState
 	for _, p := range byPath {
-		if rootSet[p.info.Dir] {
+		if rootDirs[p.info.Dir] {
 			roots = append(roots, p)
 		}
 	}
-	if len(roots) != len(abs) {
-		fail("go list did not report every package folder given: %v", abs)
+	if len(roots) == 0 {
+		fail("no Go package in %s", strings.Join(dirs, " "))
 	}
 	sort.Slice(roots, func(i, j int) bool { return roots[i].info.ImportPath < roots[j].info.ImportPath })
 	for _, r := range roots {
@@ -203,12 +206,32 @@ func main() {
 	}
 }
 
+// listRoots is the set of package folders the patterns name.
+func listRoots(patterns []string, workDir string) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range goList(workDir, append([]string{"-json=ImportPath,Dir,Error"}, patterns...)) {
+		if r.Error != nil {
+			fail("%s: %s", r.Dir, strings.TrimSpace(r.Error.Err))
+		}
+		out[r.Dir] = true
+	}
+	return out
+}
+
 // list runs `go list -deps` in the first package's folder: it resolves every import through that module's
 // go.mod (and go.work), as controller-gen's loader does.
-func list(dirs []string) {
-	args := append([]string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,GoFiles,Standard,Module,Error"}, dirs...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dirs[0]
+func list(patterns []string, workDir string, rootDirs map[string]bool) {
+	for _, l := range goList(workDir, append([]string{"-deps", "-json=ImportPath,Name,Dir,GoFiles,Standard,Module,Error"}, patterns...)) {
+		byPath[l.ImportPath] = &pkgState{info: l}
+		if rootDirs[l.Dir] && l.Error != nil {
+			fail("%s: %s", l.Dir, strings.TrimSpace(l.Error.Err))
+		}
+	}
+}
+
+func goList(workDir string, args []string) []listed {
+	cmd := exec.Command("go", append([]string{"list", "-e"}, args...)...)
+	cmd.Dir = workDir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -218,21 +241,16 @@ func list(dirs []string) {
 		}
 		fail("go list: %s", msg)
 	}
+	var out []listed
 	dec := json.NewDecoder(&stdout)
 	for dec.More() {
 		var l listed
 		if err := dec.Decode(&l); err != nil {
 			fail("go list output: %v", err)
 		}
-		byPath[l.ImportPath] = &pkgState{info: l}
+		out = append(out, l)
 	}
-	for _, d := range dirs {
-		for _, p := range byPath {
-			if p.info.Dir == d && p.info.Error != nil {
-				fail("%s: %s", d, strings.TrimSpace(p.info.Error.Err))
-			}
-		}
-	}
+	return out
 }
 
 func stopped(path string) bool {

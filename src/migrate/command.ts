@@ -25,11 +25,16 @@ export async function migrateApiCommand(ctx: CommandContext, o: MigrateApiOption
   if (!o.output) throw new OpgenError('--output is required', { flag: '--output' }, 'name the folder for the TypeScript API, e.g. --output src/api');
   const model = readGoPackages(ctx.cwd, o.dirs);
   const roots = model.packages.filter((p) => p.root);
-  for (const [i, p] of roots.entries()) {
-    if (!p.markers.some((m) => m.text.startsWith('+groupName='))) {
-      const dir = o.dirs.find((d) => resolve(ctx.cwd, d) === p.dir) ?? o.dirs[i]!;
+  const hasGroup = (p: GoModel['packages'][number]): boolean => p.markers.some((m) => m.text.startsWith('+groupName='));
+  for (const p of roots) {
+    // A folder named on its own must be an API version; `./api/...` may also hold shared packages.
+    const dir = o.dirs.find((d) => !d.endsWith('/...') && resolve(ctx.cwd, d) === p.dir);
+    if (dir !== undefined && !hasGroup(p)) {
       throw new OpgenError(`${dir} (package ${p.name}) has no +groupName marker, so controller-gen makes no CRD of it`, { file: dir }, 'pass the API version package, the one whose doc.go or groupversion_info.go says // +groupName=<group>');
     }
+  }
+  if (!roots.some(hasGroup)) {
+    throw new OpgenError(`no package in ${o.dirs.join(' ')} has a +groupName marker, so controller-gen makes no CRD of them`, { flag: 'migrate api' }, 'pass the API version packages, e.g. ./api/v1 or ./api/...');
   }
   const translation = translate(model, createGeneratorRegistry());
   const outputAbs = resolve(ctx.cwd, o.output);

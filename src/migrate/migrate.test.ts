@@ -38,6 +38,27 @@ afterEach(() => {
   process.env.PATH = savedPath;
 });
 
+describe('Go package patterns', () => {
+  it('./api/... migrates every package below, shared ones without +groupName too', async () => {
+    const dir = goModule(API.replace('type WidgetSpec struct {', 'type WidgetSpec struct {\n\t// +optional\n\tLimits shared.Limits `json:"limits,omitempty"`\n').replace('package v1\n', 'package v1\n\nimport "example.com/widgets/api/shared"\n'));
+    mkdirSync(join(dir, 'api', 'shared'));
+    writeFileSync(join(dir, 'api', 'shared', 'limits.go'), 'package shared\n\n// Limits bound a widget.\ntype Limits struct {\n\tMax int64 `json:"max"`\n}\n\n// Unused is migrated too: the pattern names its package.\ntype Unused struct{}\n');
+    const r = await opgen(dir, 'migrate', 'api', './api/...', '--output', 'out');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('migrated 2 Go packages (3 types, 0 kinds: none)');
+    expect(readFileSync(join(dir, 'out', 'shared', 'limits.ts'), 'utf8')).toContain('export interface Unused {\n}');
+    expect(readFileSync(join(dir, 'out', 'v1', 'types.ts'), 'utf8')).toContain('  limits?: shared.Limits;\n');
+  });
+
+  it('a pattern with no +groupName package below it is refused', async () => {
+    const dir = goModule(API.replace('// +groupName=widgets.example.com\n', ''));
+    const r = await opgen(dir, 'migrate', 'api', './api/...', '--output', 'out');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^migrate api: error: no package in \.\/api\/\.\.\. has a \+groupName marker/);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+});
+
 describe('Go without a TypeScript form', () => {
   it('is written as unknown and said in the summary with its position', async () => {
     const dir = goModule(`${API}
@@ -58,7 +79,7 @@ describe('opgen migrate api refuses bad input in one line and writes nothing', (
     const dir = goModule(API);
     const r = await opgen(dir, 'migrate', 'api', './api/v2', '--output', 'out');
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('migrate api: error: ./api/v2 is not a folder (pass the folder of a Go API package, e.g. ./api/v1)\n');
+    expect(r.stderr).toBe('migrate api: error: ./api/v2 is not a folder (pass the folder of a Go API package, e.g. ./api/v1, or ./api/... for all below it)\n');
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 

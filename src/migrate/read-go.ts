@@ -58,15 +58,17 @@ function firstLine(s: string): string {
 
 /** Reads the Go packages in `dirs` (folders, relative to cwd); one-line errors for what the user must fix. */
 export function readGoPackages(cwd: string, dirs: string[]): GoModel {
-  const abs = dirs.map((d) => resolve(cwd, d));
+  // A folder, or Go's `./api/...` (every package below it), as controller-gen's paths= takes them.
+  const abs = dirs.map((d) => (d.endsWith('/...') ? `${resolve(cwd, d.slice(0, -4))}/...` : resolve(cwd, d)));
   for (const [i, d] of abs.entries()) {
-    if (!existsSync(d) || !statSync(d).isDirectory()) throw new OpgenError(`${dirs[i]} is not a folder`, { flag: 'migrate api' }, 'pass the folder of a Go API package, e.g. ./api/v1');
+    const folder = d.replace(/\/\.\.\.$/, '');
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new OpgenError(`${dirs[i]} is not a folder`, { flag: 'migrate api' }, 'pass the folder of a Go API package, e.g. ./api/v1, or ./api/... for all below it');
   }
   if (!hasGo()) throw new OpgenError('go is not installed (or not on PATH)', { flag: 'migrate api' }, GO_MISSING_FIX);
   const bin = helperBinary();
   let stdout: string;
   try {
-    stdout = execFileSync(bin, ['-stop', MAPPED_GO_PACKAGES.join(','), ...abs], { cwd: abs[0], encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+    stdout = execFileSync(bin, ['-stop', MAPPED_GO_PACKAGES.join(','), ...abs], { cwd: abs[0]!.replace(/\/\.\.\.$/, ''), encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const stderr = firstLine(String((err as { stderr?: string }).stderr ?? err));
     throw new OpgenError(`reading the Go packages failed: ${stderr}`, { flag: 'migrate api' }, 'run `go build ./...` in the module; migrate needs the packages to load, as controller-gen does');
