@@ -80,3 +80,26 @@ function fieldPathProblem(schema: JSONSchemaProps, fieldPath: string): string | 
   }
   return undefined;
 }
+
+/**
+ * The first thing the API server would refuse anywhere inside a schema opgen did not build from the user's
+ * markers (a shipped Kubernetes model: corev1.ServiceAccount's secrets list is keyed by an optional name),
+ * with the path to it; undefined when there is none.
+ */
+export function firstRefusalInside(schema: JSONSchemaProps, path = ''): { path: string; message: string } | undefined {
+  let found: { path: string; message: string } | undefined;
+  checkFieldSchema(schema, [], (_m, message) => {
+    found ??= { path: path || '.', message };
+  });
+  if (found) return found;
+  for (const [name, child] of Object.entries(schema.properties ?? {})) {
+    const inner = firstRefusalInside(child, `${path}.${name}`);
+    if (inner) return inner;
+  }
+  if (schema.items && !Array.isArray(schema.items)) {
+    const inner = firstRefusalInside(schema.items as JSONSchemaProps, `${path}[*]`);
+    if (inner) return inner;
+  }
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') return firstRefusalInside(schema.additionalProperties, `${path}[key]`);
+  return undefined;
+}

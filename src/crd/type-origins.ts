@@ -4,6 +4,7 @@
 // (node_modules never is), so each refusal names the origins that work.
 import { closest, KUBERNETES_TYPES_MODULE, type LoadedFile, type SourceSet, type TopLevelDeclaration } from '../markers/index.js';
 import type { JSONSchemaProps } from '../common/json-schema.js';
+import { firstRefusalInside } from './apiserver-refusals.js';
 import { knownTypeSchema, KNOWN_TYPE_NAMES } from './known-types.js';
 
 export const RUNTIME_MODULE = '@opgen/runtime';
@@ -44,7 +45,7 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
       // stand for a Go type of k8s.io/api or apimachinery: its full schema, as controller-gen parses it.
       const model = RUNTIME_MODELS[r.name] ?? `V1${r.name}`;
       const schema = kubernetes && /^[A-Z]/.test(r.name) ? kubernetes.kubernetesModelSchema(model) : undefined;
-      if (schema) return { kind: 'schema', schema, named: true };
+      if (schema) return modelOrigin(r.name, model, schema);
       const instead = INSTEAD[r.name];
       if (instead) return refused(`${r.name} from ${RUNTIME_MODULE} cannot be a field's type`, instead);
       return refused(`${r.name} from ${RUNTIME_MODULE} has no CRD schema`, `use one of ${KNOWN_TYPE_NAMES.join(', ')}, or a type of ${KUBERNETES_TYPES_MODULE}`);
@@ -61,7 +62,7 @@ export function typeOrigin(sources: SourceSet, kubernetes: KubernetesModels | un
         const near = closest(r.name, kubernetes.kubernetesModelNames());
         return refused(`${r.name} is not a Kubernetes model opgen knows`, near ? `did you mean ${near}?` : 'use a V1... model from @kubernetes/client-node');
       }
-      return { kind: 'schema', schema, named: true };
+      return modelOrigin(r.name, r.name, schema);
     }
     const groupVersion = r.module.startsWith(`${KUBERNETES_TYPES_MODULE}/`)
       ? /^([a-z]+?)(v\d+(?:(?:alpha|beta)\d+)?)$/.exec(r.module.slice(KUBERNETES_TYPES_MODULE.length + 1))
@@ -90,6 +91,27 @@ const REFUSED_GROUPS: Record<string, { why: string; instead: string }> = {
   admission: { why: 'admission.k8s.io types are webhook messages, never stored', instead: `use RawExtension from ${RUNTIME_MODULE}, or declare the fields you keep` },
 };
 
+/** Per model: where inside it the API server would refuse its schema (null: nowhere). */
+const modelRefusals = new Map<string, { path: string; message: string } | null>();
+
+/**
+ * A shipped model's schema, unless the API server refuses something inside it: controller-gen writes such a
+ * CRD (corev1.ServiceAccount's secrets are a map list keyed by an optional name) and `kubectl apply` fails.
+ */
+function modelOrigin(written: string, model: string, schema: JSONSchemaProps): TypeOrigin {
+  let refusal = modelRefusals.get(model);
+  if (refusal === undefined) {
+    refusal = firstRefusalInside(schema) ?? null;
+    modelRefusals.set(model, refusal);
+  }
+  if (!refusal) return { kind: 'schema', schema, named: true };
+  return {
+    kind: 'refused',
+    message: `${written} cannot be a field's type: the API server refuses its schema in a CRD (at ${refusal.path}: ${refusal.message})`,
+    fix: `declare the fields you keep in an interface of your own, or use RawExtension from ${RUNTIME_MODULE}`,
+  };
+}
+
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
@@ -109,7 +131,7 @@ function runtimeKubernetesOrigin(kubernetes: KubernetesModels | undefined, group
   const candidates = [`${capitalize(group)}${capitalize(version)}${name}`, `${capitalize(version)}${name}`];
   for (const model of candidates) {
     const schema = kubernetes.kubernetesModelSchema(model);
-    if (schema) return { kind: 'schema', schema, named: true };
+    if (schema) return modelOrigin(at, model, schema);
   }
   return { kind: 'refused', message: `${at} is not a Kubernetes type opgen knows`, fix: `use a type of ${group}${version} in ${KUBERNETES_TYPES_MODULE}, or a V1... model from ${KUBERNETES_MODULE}` };
 }

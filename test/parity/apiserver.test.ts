@@ -143,6 +143,7 @@ const rejected: { fixture: string; reason: RegExp }[] = [
   { fixture: 'divergent/cel-rule', reason: /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed: .*found no matching overload for '_>_' applied to '\(int, string\)'/ },
   { fixture: 'divergent/invalid-default', reason: /properties\[level\]\.default: Invalid value: "string"/ },
   { fixture: 'divergent/embedded-map', reason: /properties\[payload\]\.additionalProperties: Forbidden/ },
+  { fixture: 'divergent/service-account', reason: /properties\[account\]\.properties\[secrets\]\.items\.properties\[name\]\.default: Required value: this property is in x-kubernetes-list-map-keys/ },
   { fixture: 'divergent/field-path', reason: /x-kubernetes-validations\[0\]\.fieldPath: Invalid value: "\.maximum"/ },
 ];
 
