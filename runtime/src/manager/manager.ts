@@ -31,6 +31,7 @@ import { DelegatingClient } from './delegating-client.js';
 import { Leadership } from './leadership.js';
 import { HardStop, RunGroup, settleWithin, StopRequest } from './lifecycle.js';
 import type { Runnable } from './runnable.js';
+import { versionSkewWarning, type ServerVersion } from './version-skew.js';
 import type { Reconciler } from '../reconcile/index.js';
 
 export type { Runnable } from './runnable.js';
@@ -288,6 +289,7 @@ class ControllerManager implements Manager, ControllerHost {
     try {
       await this.startServers(servers.signal);
       this.observability.started();
+      void this.warnOnVersionSkew();
       const watched = this.watchedNamespaces;
       this.log.info(watched ? 'watching namespaces' : 'watching all namespaces', watched ? { namespaces: watched.join(',') } : {});
       // Without warmup a standby lists nothing until it leads (what is read through the cache excepted).
@@ -325,6 +327,16 @@ class ControllerManager implements Manager, ControllerHost {
       await this.shutdown(stop, work, leadership, () => (caches.abort(), cacheDone), servers);
     }
     if (stop.failure) throw stop.failure;
+  }
+
+  /** One warning line when the API server is outside the runtime types' window; never delays or fails start. */
+  private async warnOnVersionSkew(): Promise<void> {
+    try {
+      const warning = versionSkewWarning(await this.transport.request<ServerVersion>('GET', '/version', { context: 'get /version' }));
+      if (warning) this.log.info(warning, { warning: 'version-skew' });
+    } catch (err) {
+      this.log.debug('could not read the API server version', { error: String(err) });
+    }
   }
 
   /** Metrics, health probes and the webhook server (with local development), on every replica. */
