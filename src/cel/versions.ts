@@ -23,6 +23,8 @@ const FORMAT: Library = { name: 'the Kubernetes format library', introduced: 31 
 const TWO_VAR: Library = { name: 'two-variable comprehensions', introduced: 32 };
 const SEMVER: Library = { name: 'the Kubernetes semver library', introduced: 33 };
 const LISTS_V3: Library = { name: 'cel-go lists extension v3', introduced: 34 };
+/** Every library above, oldest first (opgen doctor names those a server is too old for). */
+export const CEL_LIBRARIES: readonly Readonly<Library>[] = [OPTIONAL, QUANTITY, STRINGS_V2, SETS, IP_CIDR, FORMAT, TWO_VAR, SEMVER, LISTS_V3];
 
 /** Global functions. */
 const CALLS: Record<string, Library> = {
