@@ -364,10 +364,10 @@ export class Sharding {
     if (this.mode !== 'auto') {
       this.serverSide = this.mode === 'server';
     } else {
-      const kind = [...this.kinds.values()][0] ?? undefined;
-      const path = kind ? this.collectionPath(kind) : this.leasesPath();
+      // Asked of Leases, which we may list anyway: a built-in list echoes metadata.shardInfo, while a
+      // custom resource list (kube-apiserver 1.36.3) filters by the selector but echoes nothing.
       try {
-        const list = await this.transport.request<KubeList<KubeObject> & { metadata?: { shardInfo?: unknown } }>('GET', path, {
+        const list = await this.transport.request<KubeList<KubeObject> & { metadata?: { shardInfo?: unknown } }>('GET', this.leasesPath(), {
           query: { limit: 1, shardSelector: shardSelector([{ start: 0n, end: 1n << 63n }]) },
           signal,
           context: 'check for server-side shard selection',
@@ -380,11 +380,6 @@ export class Sharding {
       }
     }
     this.metrics.serverSide(this.serverSide);
-  }
-
-  private collectionPath(kind: ResourceKind): string {
-    const base = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
-    return `${base}/${kind.plural}`;
   }
 
   private leasesPath(): string {
