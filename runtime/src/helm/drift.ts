@@ -1,0 +1,38 @@
+// Drift between a release's manifest and the live objects: an object deleted by hand, or a field of
+// the manifest edited by hand. Live objects carry more than the manifest (defaults, status, metadata
+// the server adds), so the check is "every value the manifest sets is what the live object has".
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../api/types.js';
+
+/** The objects of a rendered manifest (`---`-separated YAML), empty documents skipped. */
+export function manifestObjects(manifest: string | undefined): KubeObject[] {
+  if (!manifest) return [];
+  return parseAllDocuments(manifest)
+    .map((d) => d.toJS() as unknown)
+    .filter((o): o is KubeObject => typeof o === 'object' && o !== null && typeof (o as KubeObject).kind === 'string');
+}
+
+/**
+ * The first path where `live` differs from what `wanted` sets, or undefined when every value of
+ * `wanted` is in `live`. Scalars compare as text ("8080" and 8080 are the same port to the server).
+ */
+export function firstDifference(wanted: unknown, live: unknown, path = ''): string | undefined {
+  if (wanted === null || wanted === undefined) return undefined;
+  if (Array.isArray(wanted)) {
+    if (!Array.isArray(live) || live.length !== wanted.length) return path || '/';
+    for (let i = 0; i < wanted.length; i++) {
+      const d = firstDifference(wanted[i], live[i], `${path}/${i}`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  if (typeof wanted === 'object') {
+    if (typeof live !== 'object' || live === null || Array.isArray(live)) return path || '/';
+    for (const [k, v] of Object.entries(wanted as Record<string, unknown>)) {
+      const d = firstDifference(v, (live as Record<string, unknown>)[k], `${path}/${k}`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  return String(wanted) === String(live) ? undefined : path || '/';
+}

@@ -1,0 +1,247 @@
+// The Helm reconciler: every object of a kind is a Helm release of one chart (name and namespace of
+// the object, values = its spec), with no user code. operator-sdk's helm operator is the model: the
+// same finalizer and condition vocabulary, dependent watches to repair drift.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { ResourceKind } from '../api/kind.js';
+import type { KubeObject } from '../api/types.js';
+import type { Client } from '../client/client.js';
+import { isNotFound } from '../client/errors.js';
+import type { Controller } from '../controller/controller.js';
+import type { Predicate } from '../controller/predicates.js';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../helpers/finalizers.js';
+import { setConditions, type ObjectConditionInput } from '../helpers/conditions.js';
+import type { Condition } from '../api/types.js';
+import type { KubeConfigLike } from '../kubeconfig/index.js';
+import type { Manager } from '../manager/manager.js';
+import { Result, type ReconcileContext, type Reconciler, type Request } from '../reconcile/index.js';
+import { firstDifference, manifestObjects } from './drift.js';
+import { HelmCli, HelmError, type HelmRelease } from './helm-cli.js';
+
+/** operator-sdk's finalizer, so a CR made by its helm operator is uninstalled by this one too. */
+export const helmUninstallFinalizer = 'helm.sdk.operatorframework.io/uninstall-release';
+/** Helm sets these on every object of a release; they map a dependent back to its release. */
+const releaseNameAnnotation = 'meta.helm.sh/release-name';
+const releaseNamespaceAnnotation = 'meta.helm.sh/release-namespace';
+
+export interface HelmReleaseStatus {
+  conditions?: Condition[];
+  /** The release last deployed: name, revision and the sha256 of its rendered manifest. */
+  deployedRelease?: { name: string; revision: number; manifestDigest: string };
+  /** sha256 of the chart's files and the spec (values) the deployed release was made from. */
+  observedDigest?: string;
+}
+
+export type HelmReleaseObject = KubeObject & { spec?: Record<string, unknown>; status?: HelmReleaseStatus };
+
+export interface HelmReconcilerOptions {
+  kind: ResourceKind<HelmReleaseObject>;
+  /** The chart folder (in the image: helm-charts/<name>). */
+  chart: string;
+  client: Client;
+  kubeConfig: KubeConfigLike;
+  /** Kinds the chart renders: their objects are checked for drift (and watched by setupHelmController). */
+  dependentKinds?: readonly ResourceKind[];
+  /** The helm binary; default $HELM_BINARY, else `helm`. */
+  helmBinary?: string;
+  /** First wait after a failed install or upgrade; doubles per failure of the same input up to maxBackoffMs. Default 10 s. */
+  baseBackoffMs?: number;
+  /** Default 5 minutes. */
+  maxBackoffMs?: number;
+  /** Called before every helm run. */
+  onHelmRun?: (args: readonly string[]) => void;
+}
+
+interface Failure { digest: string; count: number; retryAt: number }
+
+export class HelmReconciler implements Reconciler {
+  readonly helm: HelmCli;
+  private readonly chartDigest: string;
+  private readonly failures = new Map<string, Failure>();
+  /** Drift already repaired once for this uid and manifest: not repaired again (a check that cannot settle). */
+  private readonly repaired = new Map<string, string>();
+
+  constructor(private readonly opts: HelmReconcilerOptions) {
+    this.helm = new HelmCli({ kubeConfig: opts.kubeConfig, binary: opts.helmBinary, onRun: opts.onHelmRun });
+    this.chartDigest = digestFolder(opts.chart);
+  }
+
+  async reconcile(req: Request, ctx: ReconcileContext): Promise<Result> {
+    const { client, kind } = this.opts;
+    let cr: HelmReleaseObject;
+    try {
+      cr = await client.get(kind, req);
+    } catch (err) {
+      if (isNotFound(err)) return Result.done();
+      throw err;
+    }
+    const name = cr.metadata!.name!;
+    const namespace = cr.metadata!.namespace ?? 'default';
+    const uid = cr.metadata!.uid ?? `${namespace}/${name}`;
+
+    if (cr.metadata?.deletionTimestamp) {
+      if (!hasFinalizer(cr, helmUninstallFinalizer)) return Result.done();
+      try {
+        await this.helm.uninstall(name, namespace, ctx.signal);
+      } catch (err) {
+        await this.setStatus(cr, { type: 'ReleaseFailed', status: 'True', reason: 'UninstallError', message: (err as Error).message });
+        throw err;
+      }
+      removeFinalizer(cr, helmUninstallFinalizer);
+      await client.update(kind, cr);
+      this.failures.delete(uid);
+      this.repaired.delete(uid);
+      ctx.log.info('release uninstalled', { release: name });
+      return Result.done();
+    }
+
+    if (addFinalizer(cr, helmUninstallFinalizer)) cr = await client.update(kind, cr);
+    if (!cr.status?.conditions?.some((c) => c.type === 'Initialized')) {
+      cr = await this.setStatus(cr, { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' });
+    }
+
+    const digest = sha256(`${this.chartDigest}\n${canonicalJson(cr.spec ?? {})}`);
+    if (cr.status?.observedDigest === digest && cr.status.deployedRelease) {
+      const release = await this.helm.status(name, namespace, ctx.signal);
+      if (release && release.info?.status === 'deployed') return this.repairDrift(cr, release, uid, ctx);
+      // Gone (uninstalled by hand) or left failed/pending by someone else: install again below.
+    }
+
+    const failed = this.failures.get(uid);
+    if (failed && failed.digest === digest && Date.now() < failed.retryAt) {
+      // The same input failed before: wait out the backoff instead of running helm again.
+      return Result.requeueAfter(failed.retryAt - Date.now());
+    }
+    return this.install(cr, digest, uid, ctx);
+  }
+
+  private async install(cr: HelmReleaseObject, digest: string, uid: string, ctx: ReconcileContext, reason?: string): Promise<Result> {
+    const name = cr.metadata!.name!;
+    const namespace = cr.metadata!.namespace ?? 'default';
+    const upgrading = Boolean(cr.status?.deployedRelease);
+    let release: HelmRelease;
+    try {
+      release = await this.helm.upgradeInstall(name, namespace, this.opts.chart, cr.spec ?? {}, ctx.signal);
+    } catch (err) {
+      if (!(err instanceof HelmError)) throw err;
+      const prev = this.failures.get(uid);
+      const count = prev?.digest === digest ? prev.count + 1 : 1;
+      const wait = Math.min((this.opts.baseBackoffMs ?? 10_000) * 2 ** (count - 1), this.opts.maxBackoffMs ?? 300_000);
+      this.failures.set(uid, { digest, count, retryAt: Date.now() + wait });
+      ctx.log.info('helm failed', { release: name, error: err.message, retryInMs: wait });
+      await this.setStatus(cr, { type: 'ReleaseFailed', status: 'True', reason: upgrading ? 'UpgradeError' : 'InstallError', message: err.message });
+      return Result.requeueAfter(wait);
+    }
+    this.failures.delete(uid);
+    const manifestDigest = sha256(release.manifest ?? '');
+    const status: HelmReleaseStatus = {
+      ...cr.status,
+      deployedRelease: { name: release.name, revision: release.version, manifestDigest },
+      observedDigest: digest,
+    };
+    cr.status = status;
+    await this.setStatus(cr,
+      { type: 'Deployed', status: 'True', reason: reason ?? (upgrading ? 'UpgradeSuccessful' : 'InstallSuccessful'), message: `release ${release.name} revision ${release.version}` },
+      { type: 'ReleaseFailed', status: 'False', reason: reason ?? (upgrading ? 'UpgradeSuccessful' : 'InstallSuccessful'), message: '' },
+      { type: 'Irreconcilable', status: 'False', reason: 'ReconcileSuccessful', message: '' });
+    ctx.log.info('release deployed', { release: release.name, revision: release.version });
+    return Result.done();
+  }
+
+  /**
+   * Objects of the deployed manifest deleted or edited by hand: `helm upgrade` with the same values
+   * puts them back (Helm's three-way merge creates what is missing and patches what differs), as one
+   * new revision. A difference this check sees again right after repairing the same manifest is one
+   * Helm cannot settle (a value the server normalises): reported as Irreconcilable, not repaired in a loop.
+   */
+  private async repairDrift(cr: HelmReleaseObject, release: HelmRelease, uid: string, ctx: ReconcileContext): Promise<Result> {
+    const drift = await this.findDrift(release, ctx);
+    if (!drift) {
+      this.repaired.delete(uid);
+      return Result.done();
+    }
+    const key = `${sha256(release.manifest ?? '')} ${drift}`;
+    if (this.repaired.get(uid) === key) {
+      await this.setStatus(cr, { type: 'Irreconcilable', status: 'True', reason: 'ReconcileError', message: `${drift} still differs from the release after a repair` });
+      return Result.done();
+    }
+    this.repaired.set(uid, key);
+    ctx.log.info('release drifted; upgrading to repair it', { release: release.name, drift });
+    return this.install(cr, cr.status!.observedDigest!, uid, ctx, 'ReconcileSuccessful');
+  }
+
+  private async findDrift(release: HelmRelease, ctx: ReconcileContext): Promise<string | undefined> {
+    for (const obj of manifestObjects(release.manifest)) {
+      const kind = (this.opts.dependentKinds ?? []).find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
+      if (!kind) continue;
+      const key = { namespace: kind.namespaced ? (obj.metadata?.namespace ?? release.namespace) : undefined, name: obj.metadata!.name! };
+      const what = `${obj.kind} ${key.namespace ? `${key.namespace}/` : ''}${key.name}`;
+      let live: KubeObject;
+      try {
+        live = await this.opts.client.get(kind, key, { signal: ctx.signal });
+      } catch (err) {
+        if (isNotFound(err)) return `${what} (deleted)`;
+        throw err;
+      }
+      const { apiVersion: _a, kind: _k, ...wanted } = obj;
+      const diff = firstDifference(wanted, live);
+      if (diff) return `${what} ${diff}`;
+    }
+    return undefined;
+  }
+
+  private async setStatus(cr: HelmReleaseObject, ...conditions: ObjectConditionInput[]): Promise<HelmReleaseObject> {
+    setConditions(cr, ...conditions);
+    return this.opts.client.status().update(this.opts.kind, cr);
+  }
+}
+
+export interface HelmControllerOptions extends Omit<HelmReconcilerOptions, 'client' | 'kubeConfig'> {
+  /** The controller's name; default `<kind lowercased>-helm`. */
+  name?: string;
+}
+
+/**
+ * Registers the Helm controller of one kind on a manager: the CR kind (spec edits and deletions; its
+ * own status writes do not wake it) and dependent watches on the kinds the chart renders, mapped to
+ * their release through Helm's release annotations.
+ */
+export function setupHelmController(mgr: Manager, opts: HelmControllerOptions): { controller: Controller; reconciler: HelmReconciler } {
+  const reconciler = new HelmReconciler({ ...opts, client: mgr.client, kubeConfig: mgr.kubeConfig });
+  const crChanges: Predicate = {
+    update: (o, n) => o.metadata?.generation !== n.metadata?.generation || Boolean(n.metadata?.deletionTimestamp) !== Boolean(o.metadata?.deletionTimestamp),
+  };
+  let builder = mgr.controllerFor(opts.kind, { predicates: [crChanges] }).named(opts.name ?? `${opts.kind.kind.toLowerCase()}-helm`);
+  const toRelease = (obj: KubeObject): Request[] => {
+    const name = obj.metadata?.annotations?.[releaseNameAnnotation];
+    const namespace = obj.metadata?.annotations?.[releaseNamespaceAnnotation];
+    return name && namespace ? [{ namespace, name }] : [];
+  };
+  // Our own creates are not drift; edits are spec (generation) or, for kinds without one, any change.
+  const dependentChanges: Predicate = {
+    create: () => false,
+    update: (o, n) => (n.metadata?.generation !== undefined ? o.metadata?.generation !== n.metadata.generation : o.metadata?.resourceVersion !== n.metadata?.resourceVersion),
+  };
+  for (const kind of opts.dependentKinds ?? []) builder = builder.watches(kind, toRelease, { predicates: [dependentChanges] });
+  return { controller: builder.complete(reconciler), reconciler };
+}
+
+/** sha256 of a chart folder: every file's path and bytes, in path order. */
+export function digestFolder(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string): string[] => readdirSync(d).sort().flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+  for (const file of walk(dir)) h.update(`${relative(dir, file)}\0`).update(readFileSync(file)).update('\0');
+  return h.digest('hex');
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** JSON with object keys sorted, so the same values always give the same digest. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
