@@ -1,6 +1,7 @@
 // `npm run example` on a machine with neither Go nor built binaries: it cannot start a cluster, so it must
 // fail at once, in one line that says how to get them, before it scaffolds or starts anything. (The demo's
-// runs with binaries, --keep and the plain-envtest fallback take minutes each; they are not in the suite.)
+// runs with binaries, --keep and the plain-envtest fallback take minutes each; of those, the suite runs
+// one, interrupted with Ctrl+C once the operator has scaled the sample, to check how fast it stops.)
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,4 +53,42 @@ describe('npm run example -- --help', () => {
     expect(bad.stderr.split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^example: Unknown option '--kep'.*\(Usage: npm run example -- \[folder\] \[--keep\]\)$/);
   }, 120_000);
+});
+
+describe('npm run example, stopped with Ctrl+C', () => {
+  /** Runs the demo in its own process group (a terminal's foreground job), sends SIGINT to the group once `when` is printed; exit code and seconds to exit. */
+  async function interruptWhen(args: string[], when: string): Promise<{ code: number | undefined; seconds: number; output: string }> {
+    const demo = execa(process.execPath, ['e2e/demo/dist/demo/main.js', ...args], { cwd: repoRoot, reject: false, all: true, detached: true });
+    let output = '';
+    const reached = new Promise<void>((resolve) => demo.all.on('data', (c: Buffer) => {
+      output += c.toString();
+      if (output.includes(when)) resolve();
+    }));
+    await Promise.race([reached, demo.then(() => { throw new Error(`the demo ended before printing ${when}:\n${output}`); })]);
+    const interrupted = performance.now();
+    process.kill(-demo.pid!, 'SIGINT');
+    const r = await demo;
+    const seconds = (performance.now() - interrupted) / 1000;
+    console.log(`${args.join(' ') || 'example'}: stopped ${seconds.toFixed(1)} s after Ctrl+C`);
+    return { code: r.exitCode, seconds, output };
+  }
+
+  it('--keep: the cluster left running stops within a few seconds, exit 0', async () => {
+    expect(process.env.KUBEBUILDER_ASSETS, 'set by test/global-setup.ts').toBeTruthy();
+    const tsc = await execa('npx', ['--no-install', 'tsc', '-p', 'e2e/demo/tsconfig.json'], { cwd: repoRoot, reject: false, all: true });
+    expect(tsc.exitCode, tsc.all).toBe(0);
+    const { code, seconds, output } = await interruptWhen(['--keep'], 'The cluster keeps running until you press Ctrl+C');
+    expect(code, output).toBe(0);
+    expect(seconds, output).toBeLessThan(10);
+  }, 900_000);
+
+  it('once the operator has scaled the sample: operator and cluster stop within a few seconds, exit 130', async () => {
+    expect(process.env.KUBEBUILDER_ASSETS, 'set by test/global-setup.ts').toBeTruthy();
+    const tsc = await execa('npx', ['--no-install', 'tsc', '-p', 'e2e/demo/tsconfig.json'], { cwd: repoRoot, reject: false, all: true });
+    expect(tsc.exitCode, tsc.all).toBe(0);
+    // The sample is applied and scaled, and carries the operator's finalizer.
+    const { code, seconds, output } = await interruptWhen([], 'what the operator did');
+    expect(code, output).toBe(130);
+    expect(seconds, output).toBeLessThan(10);
+  }, 900_000);
 });

@@ -135,12 +135,14 @@ async function main(): Promise<void> {
     console.log(String(r.all).replace(/^(?=.)/gm, '  '));
   };
   let cleaned = false;
-  const cleanUp = async () => {
+  const cleanUp = async ({ interrupted = false } = {}) => {
     if (cleaned) return;
     cleaned = true;
     if (operatorRunning()) {
-      // Deleting while the operator runs lets it release its finalizer (and record the event).
-      await execa('kubectl', ['delete', '--ignore-not-found', '--timeout=30s', 'memcached/memcached-sample'], { env: { ...process.env, KUBECONFIG: env.kubeconfigPath }, reject: false });
+      // Deleting while the operator runs lets it release its finalizer (and record the event). Not after
+      // Ctrl+C: the terminal sent SIGINT to the operator too, so nobody would remove the finalizer and
+      // the delete would wait out its timeout; the cluster goes away with its data anyway.
+      if (!interrupted) await execa('kubectl', ['delete', '--ignore-not-found', '--timeout=30s', 'memcached/memcached-sample'], { env: { ...process.env, KUBECONFIG: env.kubeconfigPath }, reject: false });
       for (const { process: p } of tutorial.background) p.kill('SIGTERM');
       await Promise.all(tutorial.background.map((b) => b.process));
     }
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
     if (!target) rmSync(work, { recursive: true, force: true });
   };
   // Ctrl+C: the way out of --keep (exit 0), or an interruption (130).
-  process.once('SIGINT', () => { void cleanUp().then(() => process.exit(values.keep ? 0 : 130)); });
+  process.once('SIGINT', () => { void cleanUp({ interrupted: true }).then(() => process.exit(values.keep ? 0 : 130)); });
 
   try {
     say('scaffolding the Memcached operator of docs/tutorial.md (its code blocks, in order)');
