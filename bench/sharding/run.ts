@@ -1,0 +1,126 @@
+// bench/sharding: N Guestbooks (default 10,000) reconciled to a Ready condition by 1 and then by 3
+// sharded replicas (runtime/src/sharding/testdata/replica.mjs, each its own Node process) against one
+// envtest kube-apiserver 1.36. For each run: the replicas start and settle their ring first, then the
+// Guestbooks are created (50 at a time) in a namespace of their own; the time is from the first create
+// to every Guestbook's Ready condition written (each replica prints a line per reconcile after its
+// status write). CPU is user + sys of every replica process (from /proc) over the same span, peak RSS
+// is each replica's VmHWM.
+// --mode server (default): the API server's shard selector is on (--feature-gates=ShardedListAndWatch=true),
+// so each replica lists and watches only its share; --mode client: the gate is off and each replica
+// lists everything, keeping its share.
+// Usage: npm run bench:sharding -- [--count 10000] [--mode server|client]
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createClient, groupVersion, Namespace, type Client, type KubeObject } from '@opgen/runtime';
+import { startTestEnv } from '@opgen/runtime/envtest';
+
+const Guestbook = groupVersion('runtime.opgen.dev', 'v1').kind<KubeObject & { spec?: { size?: number } }>('Guestbook');
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const replicaScript = join(repo, 'runtime/src/sharding/testdata/replica.mjs');
+const crd = join(repo, 'runtime/src/manager/testdata/guestbooks.yaml');
+const runtimeDist = join(repo, 'runtime/dist/index.js');
+
+const { values } = parseArgs({ options: { count: { type: 'string', default: '10000' }, mode: { type: 'string', default: 'server' } } });
+const count = Number(values.count);
+if (!Number.isInteger(count) || count < 1) fail(`--count must be a whole number ≥ 1 (got '${values.count}')`);
+if (values.mode !== 'server' && values.mode !== 'client') fail(`--mode takes 'server' or 'client' (got '${values.mode}')`);
+const serverSide = values.mode === 'server';
+
+function fail(message: string): never {
+  process.stderr.write(`bench/sharding: ${message}\n`);
+  process.exit(1);
+}
+
+const say = (figure: string, value: string) => process.stdout.write(`sharding: ${figure}: ${value}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ticks = 100;
+
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticks;
+}
+
+function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+interface Replica {
+  child: ChildProcess;
+  gauges: Record<string, number>;
+  done: Set<string>;
+  exited: Promise<void>;
+}
+
+function startReplica(id: string, kubeconfigPath: string, namespace: string): Replica {
+  const child = spawn(process.execPath, [replicaScript, runtimeDist, kubeconfigPath, namespace, id], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, OPGEN_READY: '1', OPGEN_LEASE_MS: '15000', OPGEN_RENEW_MS: '10000', OPGEN_RETRY_MS: '2000' },
+  });
+  const replica: Replica = { child, gauges: {}, done: new Set(), exited: new Promise((resolve) => child.on('exit', () => resolve())) };
+  let buffered = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    buffered += c.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line) continue;
+      const msg = JSON.parse(line) as { k?: string; m?: Record<string, number> };
+      if (msg.m) Object.assign(replica.gauges, msg.m);
+      else if (msg.k) replica.done.add(msg.k);
+    }
+  });
+  return replica;
+}
+
+async function run(env: Awaited<ReturnType<typeof startTestEnv>>, client: Client, n: number): Promise<{ seconds: number; cpu: number; rss: number[] }> {
+  const namespace = `bench-${n}`;
+  await client.create(Namespace, { metadata: { name: namespace } });
+  const replicas = Array.from({ length: n }, (_, i) => startReplica(`r${i}`, env.kubeconfigPath, namespace));
+  const settled = () => replicas.every((r) => r.gauges.opgen_sharding_ring_members === n && r.gauges.opgen_sharding_active === 1);
+  for (let waited = 0; !settled(); waited += 100) {
+    if (waited > 120_000) fail(`the ${n} replicas did not settle their ring within 120 s`);
+    await sleep(100);
+  }
+  const cpu0 = replicas.map((r) => cpuSeconds(r.child.pid!));
+  const t0 = performance.now();
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => client.create(Guestbook, { metadata: { name: `gb-${i + j}`, namespace }, spec: { size: 1 } })));
+  }
+  const ready = () => replicas.reduce((sum, r) => sum + r.done.size, 0);
+  while (ready() < count) {
+    if (performance.now() - t0 > 1_800_000) fail(`only ${ready()} of ${count} Ready after 30 minutes`);
+    await sleep(100);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = replicas.reduce((sum, r, i) => sum + cpuSeconds(r.child.pid!) - cpu0[i]!, 0);
+  const rss = replicas.map((r) => peakRssMiB(r.child.pid!));
+  for (const r of replicas) r.child.kill('SIGTERM');
+  await Promise.all(replicas.map((r) => r.exited));
+  return { seconds, cpu, rss };
+}
+
+const env = await startTestEnv({ crdPaths: [crd], apiServerFlags: serverSide ? { 'feature-gates': 'ShardedListAndWatch=true' } : {} });
+const client = createClient(env.kubeConfig);
+try {
+  say('objects', String(count));
+  say('mode', serverSide ? 'server-side shard selector (ShardedListAndWatch on)' : 'client-side filter (gate off)');
+  const one = await run(env, client, 1);
+  say('1 replica: time to all Ready', `${one.seconds.toFixed(1)} s`);
+  say('1 replica: CPU', `${one.cpu.toFixed(1)} s`);
+  say('1 replica: peak RSS', `${one.rss[0]!.toFixed(0)} MiB`);
+  const three = await run(env, client, 3);
+  say('3 replicas: time to all Ready', `${three.seconds.toFixed(1)} s`);
+  say('3 replicas: total CPU', `${three.cpu.toFixed(1)} s`);
+  say('3 replicas: peak RSS per replica', three.rss.map((r) => `${r.toFixed(0)} MiB`).join(' / '));
+  say('ratio time (3 / 1)', (three.seconds / one.seconds).toFixed(2));
+  say('ratio total CPU (3 / 1)', (three.cpu / one.cpu).toFixed(2));
+  say('ratio peak RSS (largest of 3 / 1)', (Math.max(...three.rss) / one.rss[0]!).toFixed(2));
+} finally {
+  await env.stop();
+}
