@@ -45,7 +45,8 @@ export async function migrateApiCommand(ctx: CommandContext, o: MigrateApiOption
   return 0;
 }
 
-function render(tree: Tree, t: Translation, force: boolean): void {
+/** Writes the migrated files (templates/migrate) into the tree. */
+export function render(tree: Tree, t: Translation, force: boolean): void {
   const hb = (createRequire(import.meta.url)('handlebars') as typeof HandlebarsNamespace).create();
   const templates = new Map(loadTemplates('migrate').map((tpl) => [tpl.source, tpl]));
   const compile = (name: string): { run: HandlebarsTemplateDelegate; ifExists: 'error' | 'skip' | 'overwrite' } => {
@@ -66,7 +67,8 @@ function relativePos(cwd: string, pos: string): string {
   return displayPath(cwd, pos);
 }
 
-function displayPath(cwd: string, abs: string): string {
+/** A path relative to the working directory, or absolute when it lies outside. */
+export function displayPath(cwd: string, abs: string): string {
   const rel = relative(cwd, abs);
   return rel === '' ? '.' : rel.startsWith('..') ? abs : rel;
 }

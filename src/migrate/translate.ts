@@ -93,11 +93,16 @@ const REQUIRED_MARKERS = ['required', 'k8s:required'];
 
 type Classified = { kind: 'keep'; name: string; value: unknown } | { kind: 'package'; name: string } | { kind: 'ignore'; why: string };
 
-export function translate(model: GoModel, reg: GeneratorRegistry): Translation {
+/** `folderFor` places a package's folder itself (migrate project: where create api puts the version). */
+export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (pkg: GoPackage) => string | undefined): Translation {
   const { registry } = reg;
   const summary: Summary = { packages: [], ignored: [], notes: [] };
   const byPath = new Map(model.packages.map((p) => [p.importPath, p]));
   const folderOf = packageFolders(model.packages);
+  for (const p of model.packages) {
+    const folder = folderFor?.(p);
+    if (folder !== undefined) folderOf.set(p.importPath, folder);
+  }
   const rootModules = new Set(model.packages.filter((p) => p.root).map((p) => p.module));
 
   const classify = (m: GoMarker, target: Target): Classified => {
