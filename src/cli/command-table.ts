@@ -313,6 +313,16 @@ export const commands: readonly CommandSpec[] = [
       return migrateApiCommand(ctx, { dirs: args, output: str(o.output), force: o.force === true, dryRun: o.dryRun === true });
     },
   },
+  {
+    path: ['migrate', 'project'],
+    args: '<kubebuilder-project>',
+    summary: 'Migrate a kubebuilder project: a new opgen project with its resources, migrated API, samples and controllers (needs Go)',
+    options: [{ flags: '--output <dir>', description: 'a new folder for the opgen project' }],
+    async run(ctx, args, o) {
+      const { migrateProjectCommand } = await import('../migrate/project.js');
+      return migrateProjectCommand(ctx, { dir: args[0], output: str(o.output) });
+    },
+  },
 ];
 
 function str(v: string | boolean | undefined): string | undefined {
