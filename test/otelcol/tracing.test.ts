@@ -96,13 +96,13 @@ const attr = (s: OtlpSpan, key: string) => {
 };
 
 it('exports reconcile spans with their API calls as children, and the API server continues the trace', async () => {
-  const saved = { ...process.env };
-  Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${httpPort}`, OTEL_SERVICE_NAME: 'traced-operator', OTEL_BSP_SCHEDULE_DELAY: '200' });
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${httpPort}`, OTEL_SERVICE_NAME: 'traced-operator', OTEL_BSP_SCHEDULE_DELAY: '200' };
+  Object.assign(process.env, otel);
   let mgr;
   try {
     mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: ['traced'] });
   } finally {
-    process.env = saved;
+    for (const k of Object.keys(otel)) delete process.env[k];
   }
   expect(mgr.tracer).toBeDefined();
   mgr.controllerFor(ConfigMap).complete({
