@@ -290,6 +290,20 @@ export const commands: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['doctor'],
+    summary: "Check the cluster against the project: version skew, CRDs, the operator's RBAC, webhooks and their certificates; a fix for each problem, exit 1 on an error",
+    options: [
+      { flags: '-o, --output <format>', description: 'table for people, json for CI', choices: ['table', 'json'], default: 'table' },
+      { flags: '--kubeconfig <file>', description: 'kubeconfig to use (default: kubectl\'s: $KUBECONFIG or ~/.kube/config)' },
+      { flags: '--context <name>', description: 'kubeconfig context (default: the current one)' },
+      { flags: '--service-account <ns/name>', description: 'the operator\'s service account (default: the one config/default and config/rbac name)' },
+    ],
+    async run(ctx, _args, o) {
+      const { doctorCommand } = await import('../doctor/command.js');
+      return doctorCommand(ctx, { output: o.output === 'json' ? 'json' : 'table', kubeconfig: str(o.kubeconfig), context: str(o.context), serviceAccount: str(o.serviceAccount) });
+    },
+  },
+  {
     path: ['markers'],
     summary: 'List the marker comments opgen understands, with their arguments',
     options: [],
