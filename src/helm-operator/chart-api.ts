@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { JSONSchemaProps } from '../common/json-schema.js';
 import { pluralize } from '../naming/pluralize.js';
+import { clusterScopedResource } from '../rbac/cluster-scoped.js';
 import { valuesSchemaToCrd, type SchemaDiagnostic } from './values-schema.js';
 
 export interface Gvk { group: string; version: string; kind: string }
@@ -92,10 +93,13 @@ export function renderedKinds(chartDir: string, helmBinary: string): RenderedKin
     if (!k.sources.includes(source)) k.sources.push(source);
     kinds.set(key, k);
   };
-  for (const doc of parseAllDocuments(out)) {
-    const obj = doc.toJS() as { apiVersion?: string; kind?: string } | null;
-    const source = doc.commentBefore?.match(/Source: [^/]+\/(.+)/)?.[1]?.trim();
-    if (obj?.apiVersion && obj.kind) add(obj.apiVersion, obj.kind, source ?? 'templates');
+  // helm template heads each object with `# Source: <chart>/templates/<file>`.
+  for (const chunk of out.split(/^---\s*$/m)) {
+    const source = /^# Source: [^/]+\/(.+)$/m.exec(chunk)?.[1]?.trim() ?? 'templates';
+    for (const doc of parseAllDocuments(chunk)) {
+      const obj = doc.toJS() as { apiVersion?: string; kind?: string } | null;
+      if (obj?.apiVersion && obj.kind) add(obj.apiVersion, obj.kind, source);
+    }
   }
   const templates = join(chartDir, 'templates');
   for (const file of existsSync(templates) ? walk(templates) : []) {
@@ -140,11 +144,9 @@ export function chartRbacRules(gvk: Gvk, kinds: readonly RenderedKind[]): RbacRu
 
 /** operator-sdk's watches.yaml entry: which chart serves which GVK, and the kinds to watch for drift. */
 export function watchesEntry(gvk: Gvk, chartPath: string, kinds: readonly RenderedKind[]): Record<string, unknown> {
-  return { ...gvk, chart: chartPath, dependentKinds: kinds.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, plural: pluralize(k.kind), namespaced: !clusterScoped.has(k.kind) })) };
+  return { ...gvk, chart: chartPath, dependentKinds: kinds.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, plural: pluralize(k.kind), namespaced: !clusterScopedResource(k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '', pluralize(k.kind)) })) };
 }
 
-/** Built-in kinds without a namespace (a chart's own cluster-scoped CRD kinds need namespaced: false by hand). */
-const clusterScoped = new Set(['Namespace', 'Node', 'PersistentVolume', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'StorageClass', 'PriorityClass', 'IngressClass', 'RuntimeClass', 'APIService', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'CSIDriver', 'VolumeAttachment']);
 
 function walk(dir: string): string[] {
   return readdirSync(dir).sort().flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));

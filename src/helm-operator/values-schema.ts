@@ -4,7 +4,7 @@
 // so a typo is refused by `kubectl apply` instead of surfacing as a failed release. What a CRD schema
 // cannot say (anyOf of types, patternProperties, remote $ref, ...) becomes an open field
 // (x-kubernetes-preserve-unknown-fields), reported as a warning with its position, and left to Helm.
-import { LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { firstRefusalInside } from '../crd/apiserver-refusals.js';
 import type { JSONSchemaProps } from '../common/json-schema.js';
 
@@ -32,8 +32,11 @@ export function valuesSchemaToCrd(text: string, file: string): ConvertedSchema {
   const diagnostics: SchemaDiagnostic[] = [];
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // The position of a keyword is that of its key ("anyOf"), where a reader looks for it.
   const at = (path: (string | number)[]): string => {
-    const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    const parent = path.length === 0 ? undefined : doc.getIn(path.slice(0, -1), true);
+    const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]) : undefined;
+    const node = (isScalar(pair?.key) ? pair.key : doc.getIn(path, true)) as { range?: [number, number, number] } | undefined;
     const pos = lineCounter.linePos(node?.range?.[0] ?? 0);
     return `${file}:${pos.line}:${pos.col}`;
   };
@@ -50,6 +53,7 @@ export function valuesSchemaToCrd(text: string, file: string): ConvertedSchema {
   }
   const warn = (path: (string | number)[], message: string) => diagnostics.push({ severity: 'warning', text: `${at(path)}: ${message}` });
 
+  /** Follows local $refs; `seen` (the refs above this node) grows so a recursive one is caught. */
   const resolve = (node: Json, path: (string | number)[], seen: Set<string>): { node: Json; path: (string | number)[] } | undefined => {
     const ref = node.$ref;
     if (typeof ref !== 'string') return { node, path };
@@ -69,8 +73,9 @@ export function valuesSchemaToCrd(text: string, file: string): ConvertedSchema {
 
   const open = (description?: unknown): JSONSchemaProps => ({ ...(typeof description === 'string' ? { description } : {}), 'x-kubernetes-preserve-unknown-fields': true });
 
-  const convert = (input: Json, inPath: (string | number)[], seen: Set<string>): JSONSchemaProps => {
-    const r = resolve(input, inPath, new Set(seen));
+  const convert = (input: Json, inPath: (string | number)[], above: Set<string>): JSONSchemaProps => {
+    const seen = new Set(above);
+    const r = resolve(input, inPath, seen);
     if (!r) return open(input.description);
     const { node, path } = r;
     const out: JSONSchemaProps = {};
