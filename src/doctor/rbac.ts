@@ -41,10 +41,6 @@ export function markerPermissions(markers: readonly RbacMarker[]): Array<Permiss
     m.groups.flatMap((group) => m.resources.flatMap((resource) => m.verbs.map((verb) => ({ group, resource, verb, marker: m, ...(m.namespace ? { namespace: m.namespace } : {}) })))));
 }
 
-interface Review {
-  status?: { allowed?: boolean; denied?: boolean; reason?: string };
-}
-
 export async function checkRbac(kubectl: Kubectl, project: DoctorProject): Promise<Finding[]> {
   const findings: Finding[] = [];
   const controllerFile = (kind: string): string => project.markers.find((m) => /controller/.test(m.position) && m.position.toLowerCase().includes(kind.toLowerCase()))?.position.replace(/:\d+:\d+$/, '') ?? 'the controller\'s file in src/';
@@ -79,12 +75,11 @@ export async function checkRbac(kubectl: Kubectl, project: DoctorProject): Promi
       },
     };
   });
-  let answers: Review[];
-  try {
-    const out = await kubectl.json<{ items?: Review[] } & Review>(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: reviews }));
-    answers = out.items ?? [out];
-  } catch (err) {
-    if (!(err instanceof KubectlError) || !err.forbidden) throw err;
+  // One kubectl call for every review; it prints one answer per object, in order.
+  const r = await kubectl.run(['create', '-f', '-', '-o', 'jsonpath={.status.allowed}{"\\n"}'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: reviews }));
+  if (r.code !== 0) {
+    const err = new KubectlError(['create', 'subjectaccessreviews'], r);
+    if (!err.forbidden) throw err;
     findings.push({
       check: 'rbac', subject: `serviceaccount ${namespace}/${name}`, status: 'warning',
       message: 'you may not create SubjectAccessReviews, so its permissions were not checked',
@@ -92,9 +87,10 @@ export async function checkRbac(kubectl: Kubectl, project: DoctorProject): Promi
     });
     return findings;
   }
+  const answers = r.stdout.split('\n');
   const denied = new Map<string, Finding>();
   permissions.forEach((p, i) => {
-    if (answers[i]?.status?.allowed === true) return;
+    if (answers[i] === 'true') return;
     const subject = describe(p);
     if (denied.has(subject)) return;
     denied.set(subject, {
