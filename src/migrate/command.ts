@@ -52,7 +52,7 @@ export function render(tree: Tree, t: Translation, force: boolean): void {
   const compile = (name: string): { run: HandlebarsTemplateDelegate; ifExists: 'error' | 'skip' | 'overwrite' } => {
     const tpl = templates.get(name);
     if (!tpl) throw new Error(`templates/migrate/${name} is missing`);
-    return { run: hb.compile(tpl.body, { noEscape: true, strict: false }), ifExists: force && tpl.ifExists === 'error' ? 'overwrite' : tpl.ifExists };
+    return { run: hb.compile(tpl.body, { noEscape: true, strict: true }), ifExists: force && tpl.ifExists === 'error' ? 'overwrite' : tpl.ifExists };
   };
   const types = compile('types.ts.hbs');
   const index = compile('index.ts.hbs');

@@ -34,8 +34,8 @@ export interface DeclarationOut extends CommentedLines {
   fields: FieldOut[];
   /** For a type alias. */
   type: string;
-  /** `export const X = GroupVersion.kind<X>(...)` for a kind. */
-  kind?: { plural: string; namespaced: boolean };
+  /** `export const X = GroupVersion.kind<X>(...)` for a kind (the templates run strict: always present). */
+  kind: { plural: string; namespaced: boolean } | undefined;
   constants: { name: string; value: string }[];
 }
 
@@ -48,7 +48,7 @@ export interface FileOut {
   /** Package markers (groupversion-info.ts, or the package's first file). */
   packageMarkers: string[];
   packageIgnored: string[];
-  groupVersion?: { group: string; version: string };
+  groupVersion: { group: string; version: string } | undefined;
   /** The file holding the package markers (groupversion-info.ts). */
   isPackageFile: boolean;
   /** Namespace import names given so far, by module (one name per module in a file). */
@@ -177,7 +177,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (p
       const path = posix.join(folder, tsFileName(goFile));
       let f = byFile.get(path);
       if (!f) {
-        f = { path, goFile, importPath: pkg.importPath, imports: [], packageMarkers: [], packageIgnored: [], isPackageFile: false, namespaceOf: new Map(), declarations: [] };
+        f = { path, goFile, importPath: pkg.importPath, imports: [], packageMarkers: [], packageIgnored: [], groupVersion: undefined, isPackageFile: false, namespaceOf: new Map(), declarations: [] };
         byFile.set(path, f);
       }
       return f;
@@ -233,6 +233,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (p
         fields: [],
         type: '',
         constants: [],
+        kind: undefined,
         ...comments(typeIgnored, typeMarkers, t.doc || body.decl.doc),
       };
       if (isKind) {
