@@ -174,3 +174,29 @@ it("puts k8s.condition.transition on the span of the reconcile that moved the co
   expect(children.map((s) => s.name)).toEqual(['PUT']);
   expect(children[0]!.context.traceId).toBe(reconcile.context.traceId);
 });
+
+it('conditionEvents: false keeps the metrics and records no Events', async () => {
+  const ns = 'conditions-quiet';
+  await client.create(Namespace, { metadata: { name: ns } });
+  const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns], tracer: null, conditionEvents: false });
+  mgr.controllerFor(Guestbook).complete({
+    async reconcile(req) {
+      const gb = await mgr.client.get(Guestbook, req);
+      if (setConditions(gb, { type: 'Ready', status: 'True', reason: 'Scaled', message: '' })) await mgr.client.status().update(Guestbook, gb);
+      return Result.done();
+    },
+  });
+  const ctl = new AbortController();
+  const done = mgr.start(ctl.signal);
+  try {
+    await client.create(Guestbook, { metadata: { name: 'gb', namespace: ns }, spec: { size: 1 } });
+    await eventually(async () => expect(series(await mgr.metrics.registry.metrics(), 'operator_condition_transitions_total')).toEqual([
+      'operator_condition_transitions_total{kind="Guestbook",type="Ready",status="True",reason="Scaled"} 1',
+    ]));
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await client.list(EventsV1Event, { namespace: ns })).items).toEqual([]);
+  } finally {
+    ctl.abort();
+    await done;
+  }
+});

@@ -85,6 +85,11 @@ export interface ManagerOptions {
    */
   tracer?: Tracer | null;
   /**
+   * Record an Event on an object each time one of its conditions transitions (docs/observability.md);
+   * default true. The condition metrics are kept either way.
+   */
+  conditionEvents?: boolean;
+  /**
    * Applied to every object before the cache stores it. Default stripManagedFields: reads from the
    * cache (manager.client) then come without metadata.managedFields, which are often the largest part
    * of an object and which no write needs (apply and update leave the server's managedFields alone
@@ -191,7 +196,7 @@ class ControllerManager implements Manager, ControllerHost {
       const defaultNamespace = opts.leaderElectionNamespace ?? inClusterNamespace() ?? 'default';
       this.sharding = new Sharding(opts.sharding === true ? {} : opts.sharding, { kubeConfig, log: this.log, metrics: this.metrics, defaultName: opts.leaderElectionID ?? 'opgen', defaultNamespace });
     }
-    this.observability = new Observability({ metrics: this.metrics, log: this.log, tracer: opts.tracer });
+    this.observability = new Observability({ metrics: this.metrics, log: this.log, tracer: opts.tracer, conditionEvents: opts.conditionEvents });
     this.tracer = this.observability.tracer;
     // The hard stop fences every request of the manager's client, cache and event recorder: aborted
     // in flight, refused afterwards.
