@@ -304,6 +304,20 @@ export const commands: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['debug'],
+    summary: 'Apply config/overlays/debug (kustomize) into a debug namespace and port-forward the manager\'s metrics and health ports on 127.0.0.1 only',
+    options: [
+      { flags: '-n, --namespace <ns>', description: 'debug namespace (default: <project>-debug)' },
+      { flags: '--port-forward', description: 'wait for the manager and port-forward until Ctrl-C (--no-port-forward: apply and print the command)', defaultTrue: true },
+      { flags: '--kubeconfig <file>', description: 'kubeconfig to use (default: kubectl\'s)' },
+      { flags: '--context <name>', description: 'kubeconfig context (default: the current one)' },
+    ],
+    async run(ctx, _args, o) {
+      const { debugCommand } = await import('../dev/debug.js');
+      return debugCommand(ctx, { namespace: str(o.namespace), portForward: o.portForward !== false, kubeconfig: str(o.kubeconfig), context: str(o.context) });
+    },
+  },
+  {
     path: ['markers'],
     summary: 'List the marker comments opgen understands, with their arguments',
     options: [],
