@@ -257,7 +257,7 @@ export class Sharding {
     const next = new HashRing(members, this.virtualNodes);
     this.active = false;
     this.metrics.active(false);
-    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.inFlight > 0) await this.renewing(new Promise<void>((resolve) => this.idle.push(resolve)), signal);
     let out = 0;
     for (const kind of this.kinds.values()) for (const obj of this.cache?.informerFor(kind).store.list() ?? []) if (!this.owns(obj, next)) out++;
     const old = this.applied;
@@ -273,12 +273,24 @@ export class Sharding {
       handedOver: out,
     });
     // Lists with the new selector (or filter); objects that left the share go as deletes, new ones come as adds.
-    await Promise.all([...this.kinds.values()].map((kind) => this.cache?.informerFor(kind).relist()));
+    await this.renewing(Promise.all([...this.kinds.values()].map((kind) => this.cache?.informerFor(kind).relist())), signal);
     if (signal.aborted) return;
     let gained = 0;
     for (const kind of this.kinds.values()) for (const obj of this.cache?.informerFor(kind).store.list() ?? []) if (!this.owns(obj, old)) gained++;
     this.metrics.handovers('out', out);
     this.metrics.handovers('in', gained);
+  }
+
+  /** Waits for `work` (a slow reconcile, a long list) while renewing our Lease every retryPeriod, still acknowledging the old ring. */
+  private async renewing(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
+    let done = false;
+    void work.finally(() => (done = true));
+    while (!done && !signal.aborted) {
+      await Promise.race([work, sleep(this.retryPeriodMs, signal)]);
+      if (!done && !signal.aborted) await this.renew(signal);
+      const fence = this.guard();
+      if (fence) throw fence;
+    }
   }
 
   /** Members whose Lease is held and was seen renewing within its leaseDurationSeconds; sorted. */
