@@ -28,6 +28,8 @@ async function previousRelease(): Promise<{ opgen: string; runtime: string }> {
   const cached = find();
   if (cached) return cached;
   mkdirSync(cacheRoot, { recursive: true });
+  const known = await execa('git', ['cat-file', '-e', `${PREVIOUS}^{commit}`], { cwd: repoRoot, reject: false });
+  if (known.exitCode !== 0) throw new Error(`this clone lacks commit ${PREVIOUS} (the previous release): run \`git fetch --unshallow\` (or clone without --depth)`);
   const tree = mkdtempSync(join(tmpdir(), `opgen-previous-${PREVIOUS}-`));
   const staging = `${cache}.partial-${process.pid}`;
   rmSync(tree, { recursive: true, force: true });
