@@ -106,8 +106,17 @@ export class OtlpHttpExporter implements SpanExporter {
     return this.sending;
   }
 
-  async shutdown(): Promise<void> {
-    await this.flush();
+  /** Sends what is buffered, giving up after `deadlineMs` (default 5 s) so a dead endpoint cannot hold up a stopping manager. */
+  async shutdown(deadlineMs = 5000): Promise<void> {
+    let timer: Timer | undefined;
+    const gaveUp = new Promise<boolean>((resolve) => (timer = setTimer(() => resolve(true), deadlineMs)));
+    const late = await Promise.race([this.flush().then(() => false), gaveUp]);
+    timer?.clear();
+    if (late) {
+      this.dropped += this.queue.length;
+      this.queue = [];
+      this.opts.log?.error(`tracing: spans still unsent after ${deadlineMs} ms at shutdown were dropped`, undefined, { url: this.url.href });
+    }
     if (this.dropped > 0) this.opts.log?.info('tracing: spans dropped because the export queue was full', { dropped: this.dropped });
   }
 

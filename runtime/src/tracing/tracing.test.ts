@@ -149,4 +149,23 @@ describe('OTLP/HTTP JSON', () => {
       server.close();
     }
   });
+
+  it('gives up at shutdown after its deadline when the endpoint does not answer', async () => {
+    // A server that accepts the connection and never answers.
+    const server = createServer(() => {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const lines: string[] = [];
+    const exporter = new OtlpHttpExporter({ url: `http://127.0.0.1:${port}/v1/traces`, resource: {}, timeoutMs: 60_000, log: createLogger({ write: (l) => lines.push(l) }) });
+    try {
+      exporter.export(span);
+      const started = Date.now();
+      await exporter.shutdown(300);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(lines.some((l) => l.includes('spans still unsent after 300 ms at shutdown were dropped'))).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });
