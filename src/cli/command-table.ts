@@ -304,6 +304,29 @@ export const commands: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['dev'],
+    args: '[operator-args...]',
+    summary: 'Run the operator locally against the current context: CRDs applied first, restart on a source change, logs streamed, cleaned up on exit',
+    options: [
+      { flags: '--cluster', description: 'start the simulated cluster (npm run example\'s) and use it' },
+      { flags: '--webhook-url <url>', description: 'the URL the cluster should call for webhooks (a tunnel to this machine); needed when the API server is not on this machine' },
+      { flags: '--kubeconfig <file>', description: 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)' },
+    ],
+    async run(ctx, args, o) {
+      const { devCommand } = await import('../dev/dev.js');
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        return await devCommand(ctx, { cluster: o.cluster === true, webhookUrl: str(o.webhookUrl), kubeconfig: str(o.kubeconfig), args }, stop.signal);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    },
+  },
+  {
     path: ['debug'],
     summary: 'Apply config/overlays/debug (kustomize) into a debug namespace and port-forward the manager\'s metrics and health ports on 127.0.0.1 only',
     options: [

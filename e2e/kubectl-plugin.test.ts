@@ -5,7 +5,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packPackages, unpackCli } from '../../e2e/helpers.js';
+import { packPackages, unpackCli } from './helpers.js';
 
 let work: string;
 let bin: string;
