@@ -71,7 +71,7 @@ describe(`upgrade: a project from the previous release (${PREVIOUS}) on this one
   };
   const install = async (...args: string[]) => {
     const r = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...args]);
-    expect(r.exitCode, r.all).toBe(0);
+    expect(r.exitCode, String(r.all)).toBe(0);
   };
   const installedRuntime = async () => JSON.parse((await run('npm', ['ls', '@opgen/runtime', '--json'])).stdout as string) as { dependencies: Record<string, { resolved: string }> };
 
@@ -97,7 +97,7 @@ describe(`upgrade: a project from the previous release (${PREVIOUS}) on this one
     await install(previous.opgen, previous.runtime);
     expect((await installedRuntime()).dependencies['@opgen/runtime']?.resolved).toContain(`previous-release/${PREVIOUS}`);
     const generate = await run('npx', ['--no-install', 'opgen', 'generate']);
-    expect(generate.exitCode, generate.all).toBe(0);
+    expect(generate.exitCode, String(generate.all)).toBe(0);
     expect(await projectTests()).toContain('memcached-controller.test.ts');
   }, STEP);
 
@@ -105,15 +105,15 @@ describe(`upgrade: a project from the previous release (${PREVIOUS}) on this one
     await install(current.opgen, current.runtime);
     expect((await installedRuntime()).dependencies['@opgen/runtime']?.resolved).toContain(work);
     const tsc = await run('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json', '--noEmit']);
-    expect(tsc.exitCode, tsc.all).toBe(0);
+    expect(tsc.exitCode, String(tsc.all)).toBe(0);
     const generate = await run('npx', ['--no-install', 'opgen', 'generate']);
-    expect(generate.exitCode, generate.all).toBe(0);
+    expect(generate.exitCode, String(generate.all)).toBe(0);
     await projectTests();
   }, STEP);
 
   it('and without @kubernetes/client-node (an optional peer of the runtime), they still pass', async () => {
     const r = await run('npm', ['uninstall', '--no-audit', '--no-fund', '@kubernetes/client-node']);
-    expect(r.exitCode, r.all).toBe(0);
+    expect(r.exitCode, String(r.all)).toBe(0);
     expect(existsSync(join(project, 'node_modules/@kubernetes/client-node'))).toBe(false);
     await projectTests();
   }, STEP);
