@@ -87,7 +87,7 @@ describe('values.schema.json → CRD spec schema', () => {
     expect(convert({ type: 'string' }).diagnostics.map((d) => d.text)).toEqual(['values.schema.json:2:3: the values schema must describe an object (the CR\'s spec), not string; set "type": "object"']);
     const refused = convert({ type: 'object', properties: { port: { type: 'integer', minimum: 1, default: 0 } } });
     expect(refused.schema).toBeUndefined();
-    expect(refused.diagnostics[0]!.text).toMatch(/^values\.schema\.json:1:1: the API server would refuse spec\.port: the default does not validate against the field's own schema/);
+    expect(refused.diagnostics[0]!.text).toMatch(/^values\.schema\.json:4:5: the API server would refuse spec\.port: the default does not validate against the field's own schema/);
   });
 });
 
@@ -113,7 +113,6 @@ describe('RBAC and watches from the chart\'s rendered resources', () => {
       'apps.example.com/webapps/status: get,patch,update # WebApp status: conditions and the deployed release',
       'apps.example.com/webapps/finalizers: update # WebApp finalizer: uninstall on delete',
       '/secrets: create,delete,get,list,patch,update,watch # Helm release storage (Secrets sh.helm.release.v1.<name>.v<N>)',
-      '/events: create,patch # events of the reconciler',
       'apps/deployments: create,delete,get,list,patch,update,watch # Deployment (apps/v1) from templates/deployment.yaml',
       'networking.k8s.io/ingresses: create,delete,get,list,patch,update,watch # Ingress (networking.k8s.io/v1) from templates/ingress.yaml (when enabled)',
       '/configmaps: create,delete,get,list,patch,update,watch # ConfigMap (v1) from templates/configmap.yaml',

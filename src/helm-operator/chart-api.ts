@@ -128,7 +128,6 @@ export function chartRbacRules(gvk: Gvk, kinds: readonly RenderedKind[]): RbacRu
     { apiGroups: [gvk.group], resources: [`${plural}/status`], verbs: ['get', 'patch', 'update'], comment: `${gvk.kind} status: conditions and the deployed release` },
     { apiGroups: [gvk.group], resources: [`${plural}/finalizers`], verbs: ['update'], comment: `${gvk.kind} finalizer: uninstall on delete` },
     { apiGroups: [''], resources: ['secrets'], verbs: releaseVerbs, comment: 'Helm release storage (Secrets sh.helm.release.v1.<name>.v<N>)' },
-    { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'], comment: 'events of the reconciler' },
   ];
   for (const k of kinds) {
     const group = k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '';

@@ -145,7 +145,9 @@ export function valuesSchemaToCrd(text: string, file: string): ConvertedSchema {
   }
   const refusal = firstRefusalInside(schema);
   if (refusal) {
-    diagnostics.push({ severity: 'error', text: `${file}:1:1: the API server would refuse spec${refusal.path === '.' ? '' : refusal.path}: ${refusal.message}; fix that field of the schema` });
+    // .a.b[*][key] → properties/a/properties/b/items/additionalProperties (a field behind a $ref: its use).
+    const pointer = [...refusal.path.matchAll(/\.([^.[]+)|\[\*\]|\[key\]/g)].flatMap((m) => (m[1] !== undefined ? ['properties', m[1]] : m[0] === '[*]' ? ['items'] : ['additionalProperties']));
+    diagnostics.push({ severity: 'error', text: `${at(pointer)}: the API server would refuse spec${refusal.path === '.' ? '' : refusal.path}: ${refusal.message}; fix that field of the schema` });
     return { diagnostics };
   }
   return { schema, diagnostics };

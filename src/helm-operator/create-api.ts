@@ -1,0 +1,262 @@
+// `opgen create api --helm-chart <path|repo/name|oci://…> [--helm-chart-version]`: a chart becomes an API.
+// Fetches the chart into helm-charts/<name>, writes the CRD (spec from values.schema.json), a sample
+// holding the chart's default values, helm-charts/watches.yaml (operator-sdk's shape: GVK → chart), the
+// controller module (RBAC markers per rendered kind, dependent kinds) and its registration in src/main.ts,
+// and gives the image helm and the charts. Everything is staged in a Tree: a refusal writes nothing.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix, relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { CommandContext } from '../common/command-context.js';
+import { toYaml } from '../common/yaml.js';
+import { stageAndCommit, sourceHeader } from '../commands/shared/run-in-tree.js';
+import { importPath, kebab } from '../commands/shared/names.js';
+import { OpgenError } from '../diag/diagnostic.js';
+import { checkApiVersion, checkDns1123Label, checkKind, pluralize } from '../naming/index.js';
+import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ResourceConfig } from '../project/index.js';
+import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../scaffold/index.js';
+import { chartCrd, chartRbacRules, renderedKinds, watchesEntry, type RenderedKind } from './chart-api.js';
+
+export interface CreateHelmApiOptions {
+  group?: string;
+  version?: string;
+  kind?: string;
+  helmChart: string;
+  helmChartVersion?: string;
+  force: boolean;
+  dryRun: boolean;
+}
+
+/** The helm release the image gets (the version .ci/helm.sh tests with). */
+export const imageHelmVersion = 'v3.22.0';
+
+export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions): Promise<number> {
+  const gvk = validate(o);
+  const helm = process.env.HELM_BINARY ?? 'helm';
+  const scratch = mkdtempSync(join(tmpdir(), 'opgen-helm-chart-'));
+  try {
+    const chartDir = fetchChart(ctx.cwd, o, helm, scratch);
+    const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { name?: string; version?: string; type?: string };
+    if (!chart.name) throw new OpenChartError(`${o.helmChart}: Chart.yaml has no name`);
+    if (chart.type === 'library') throw new OpgenError(`${o.helmChart} is a library chart, which installs nothing`, { flag: '--helm-chart' }, 'pass an application chart');
+    const chartPath = `helm-charts/${chart.name}`;
+
+    const { crd, diagnostics } = chartCrd(gvk, chartDir);
+    for (const d of diagnostics.filter((x) => x.severity === 'warning')) ctx.err(`warning: ${d.text}`);
+    const errors = diagnostics.filter((x) => x.severity === 'error');
+    if (errors.length > 0) {
+      const m = /^(.*):(\d+):(\d+): (.*)$/s.exec(errors[0]!.text)!;
+      throw new OpgenError(m[4]!, { file: relative(ctx.cwd, m[1]!) || m[1]!, line: Number(m[2]), column: Number(m[3]) });
+    }
+    let kinds: RenderedKind[];
+    try {
+      kinds = renderedKinds(chartDir, helm);
+    } catch (err) {
+      const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().replace(/^Error: /, '');
+      throw new OpgenError(`helm template ${o.helmChart} failed with the chart's default values: ${stderr.split('\n')[0]}`, { flag: '--helm-chart' }, 'fix the chart so `helm template` renders with its values.yaml');
+    }
+
+    // The YAML is serialised before staging (toYaml is async), so PROJECT's domain is read here once.
+    const project = loadProject(new Tree(ctx.cwd));
+    const qualified = qualifiedGroup({ group: gvk.group, domain: project.domain });
+    const crdText = await toYaml([withQualifiedGroup(crd, qualified, chart)],
+      `# The CRD of ${gvk.kind}, written by \`opgen create api --helm-chart\` from ${chart.name} ${chart.version ?? ''}: \`opgen generate\` leaves it alone;\n# \`opgen create api --helm-chart … --force\` writes it again from the chart.\n`);
+    const values = (parseYaml(existsSync(join(chartDir, 'values.yaml')) ? readFileSync(join(chartDir, 'values.yaml'), 'utf8') : '{}') ?? {}) as Record<string, unknown>;
+    const kindLower = gvk.kind.toLowerCase();
+    const sampleFile = `${gvk.group}_${gvk.version}_${kindLower}`;
+    const sampleText = await toYaml([{
+      apiVersion: `${qualified}/${gvk.version}`, kind: gvk.kind,
+      metadata: { labels: { 'app.kubernetes.io/name': project.projectName, 'app.kubernetes.io/managed-by': 'kustomize' }, name: `${kindLower}-sample` },
+      spec: values,
+    }], `# The chart's default values (${chartPath}/values.yaml) as a ${gvk.kind}: every field is a value of the release.\n`);
+    const watches = await watchesYaml(ctx.cwd, { ...watchesEntry({ ...gvk, group: qualified }, chartPath, kinds) });
+
+    stageAndCommit(ctx, o.dryRun, (tree) => {
+      const p = loadProject(tree);
+      const existing = p.resources.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
+      if (existing && !o.force) throw new OpgenError(`API ${gvk.group}/${gvk.version}, Kind=${gvk.kind} already exists`, { flag: '--kind' }, 'pass --force to write it again from the chart');
+      if (tree.exists(chartPath) && !o.force) throw new OpgenError(`${chartPath} already exists`, { flag: '--helm-chart' }, 'pass --force to replace it with the fetched chart');
+      copyChart(tree, chartDir, chartPath);
+      const ctrlDir = controllerDir(p, gvk.group);
+      const kindFile = kebab(gvk.kind);
+      const data = {
+        header: sourceHeader(tree.read('hack/boilerplate.ts.txt')),
+        kind: gvk.kind, version: gvk.version, qualifiedGroup: qualified, plural: gvk.plural,
+        chartPath, chartName: chart.name, chartVersion: chart.version ?? '',
+        rbacNamespace: p.namespaced ? `,namespace=${managerNamespace(p)}` : '',
+        rbacRules: chartRbacRules({ ...gvk, group: qualified }, kinds).map((r) => ({ group: r.apiGroups[0] || 'core', resource: r.resources[0], verbs: r.verbs.join(';'), comment: r.comment })),
+        dependentKinds: (watchesEntry(gvk, chartPath, kinds).dependentKinds as Array<{ apiVersion: string; kind: string; plural: string; namespaced: boolean }>).map((k) => ({
+          group: k.apiVersion.includes('/') ? k.apiVersion.split('/')[0] : '', version: k.apiVersion.split('/').pop(), kind: k.kind, plural: k.plural, namespaced: k.namespaced,
+        })),
+        controllerImport: importPath('src', `${ctrlDir}/${kindFile}-helm.ts`),
+        helmVersion: imageHelmVersion,
+        qualifiedGroupPlural: `${qualified}_${gvk.plural}`,
+        sampleFile,
+      };
+      renderTemplates(tree, 'helm-operator/project', { data, placeholders: { controllerDir: ctrlDir, kindFile }, force: o.force });
+      const fragments = new Map(renderTemplateFiles('helm-operator/fragments', { data }).map((f) => [f.path, f.content]));
+      tree.write(`config/crd/bases/${qualified}_${gvk.plural}.yaml`, crdText, { ifExists: o.force ? 'overwrite' : 'error' });
+      tree.write(`config/samples/${sampleFile}.yaml`, sampleText, { ifExists: o.force ? 'overwrite' : 'error' });
+      tree.write('helm-charts/watches.yaml', watches);
+      writeKustomizations(tree);
+      insertInto(tree, 'config/crd/kustomization.yaml', 'crdkustomizeresource', renderPartial('crd-resource', { qualifiedGroup: qualified, plural: gvk.plural }));
+      insertInto(tree, 'config/samples/kustomization.yaml', 'manifestskustomizesamples', renderPartial('sample-resource', { sampleFile }));
+      insertInto(tree, 'config/default/kustomization.yaml', 'crd', renderPartial('default-crd', {}));
+      insertInto(tree, 'src/main.ts', 'imports', fragments.get('main-import')!);
+      insertInto(tree, 'src/main.ts', 'controllers', fragments.get('main-controller')!);
+      const notes = imageAndManager(tree, fragments);
+      for (const n of notes) ctx.err(`note: ${n}`);
+      const record: ResourceConfig = { group: gvk.group, domain: p.domain, version: gvk.version, kind: gvk.kind, api: { crdVersion: 'v1', namespaced: true }, controller: true };
+      saveProject(tree, { ...p, resources: existing ? p.resources.map((r) => (r === existing ? record : r)) : [...p.resources, record] });
+    });
+    if (o.dryRun) return 0;
+    ctx.out(`${gvk.kind} is served by ${chartPath} (${chart.name} ${chart.version ?? ''}). Next: generate the RBAC from the markers and try it:`);
+    ctx.out('$ npm run manifests');
+    ctx.out(`$ kubectl apply -k config/crd && npm start   # needs helm on PATH, or HELM_BINARY`);
+    return 0;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+class OpenChartError extends OpgenError {
+  constructor(message: string) {
+    super(message, { flag: '--helm-chart' }, 'pass a chart folder, a packaged .tgz, repo/name (after `helm repo add`) or oci://registry/path');
+  }
+}
+
+function validate(o: CreateHelmApiOptions): { group: string; version: string; kind: string; plural: string } {
+  const need = (v: string | undefined, flag: string, example: string): string => {
+    if (!v) throw new OpgenError('is required', { flag }, `e.g. ${flag} ${example}`);
+    return v;
+  };
+  const group = need(o.group, '--group', 'apps');
+  const version = need(o.version, '--version', 'v1alpha1');
+  const kind = need(o.kind, '--kind', 'WebApp');
+  const k = checkKind(kind);
+  if (k) throw new OpgenError(`invalid kind "${kind}": it ${k}`, { flag: '--kind' });
+  const g = checkDns1123Label(group);
+  if (g) throw new OpgenError(`invalid group "${group}": it ${g}`, { flag: '--group' });
+  const v = checkApiVersion(version);
+  if (v) throw new OpgenError(`invalid version "${version}": it ${v}`, { flag: '--version' });
+  if (o.helmChart === '' || o.helmChart.startsWith('-')) throw new OpenChartError(`--helm-chart is missing its value (got "${o.helmChart}")`);
+  return { group, version, kind, plural: pluralize(kind) };
+}
+
+/** The chart as a folder: a local folder as it is, else what `helm pull --untar` (or tar for a local .tgz) unpacks. */
+function fetchChart(cwd: string, o: CreateHelmApiOptions, helm: string, scratch: string): string {
+  const local = resolve(cwd, o.helmChart);
+  if (existsSync(local) && statSync(local).isDirectory()) {
+    if (!existsSync(join(local, 'Chart.yaml'))) throw new OpenChartError(`${o.helmChart} has no Chart.yaml`);
+    if (o.helmChartVersion) throw new OpgenError('a chart folder has the version its Chart.yaml says', { flag: '--helm-chart-version' }, 'drop --helm-chart-version, or pass a repository chart');
+    return local;
+  }
+  const out = join(scratch, 'pulled');
+  try {
+    if (existsSync(local) && /\.tgz$/.test(local)) {
+      execFileSync('mkdir', ['-p', out]);
+      execFileSync('tar', ['-xzf', local, '-C', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    } else if (o.helmChart.startsWith('oci://') || /^[a-z0-9][-a-z0-9_.]*\/[a-z0-9][-a-z0-9_.]*$/i.test(o.helmChart)) {
+      execFileSync(helm, ['pull', o.helmChart, '--untar', '--untardir', out, ...(o.helmChartVersion ? ['--version', o.helmChartVersion] : [])], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    } else {
+      throw new OpenChartError(`${o.helmChart}: no such folder or file, and not repo/name or oci://`);
+    }
+  } catch (err) {
+    if (err instanceof OpgenError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new OpgenError(`${helm} not found`, { flag: '--helm-chart' }, 'install helm (https://helm.sh/docs/intro/install/) or set HELM_BINARY');
+    const stderr = String((err as { stderr?: string }).stderr ?? '').trim().replace(/^Error: /, '');
+    throw new OpenChartError(`could not fetch ${o.helmChart}: ${stderr.split('\n')[0]}`);
+  }
+  const [name] = readdirSync(out);
+  if (!name || !existsSync(join(out, name, 'Chart.yaml'))) throw new OpenChartError(`${o.helmChart} holds no chart`);
+  return join(out, name);
+}
+
+/**
+ * Copies the chart's files into the tree. Packaged dependencies (charts/*.tgz) are unpacked beside
+ * them (Helm reads either), so the project holds text only and reviews show what the chart renders.
+ */
+function copyChart(tree: Tree, chartDir: string, target: string): void {
+  const walk = (dir: string): string[] => readdirSync(dir).sort().flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+  for (const file of walk(chartDir)) {
+    const rel = relative(chartDir, file).split('\\').join('/');
+    if (/^charts\/[^/]+\.tgz$/.test(rel)) {
+      const unpacked = mkdtempSync(join(tmpdir(), 'opgen-subchart-'));
+      try {
+        execFileSync('tar', ['-xzf', file, '-C', unpacked]);
+        const [sub] = readdirSync(unpacked);
+        if (sub) copyChart(tree, join(unpacked, sub), posix.join(target, 'charts', sub));
+      } finally {
+        rmSync(unpacked, { recursive: true, force: true });
+      }
+      continue;
+    }
+    const bytes = readFileSync(file);
+    const text = bytes.toString('utf8');
+    if (Buffer.compare(Buffer.from(text, 'utf8'), bytes) !== 0) {
+      throw new OpgenError(`${posix.join(target, rel)} is not text (${bytes.length} bytes)`, { flag: '--helm-chart' }, 'remove the file from the chart (or add it to .helmignore) and pass the chart folder');
+    }
+    tree.write(posix.join(target, rel), text, { ifExists: 'overwrite' });
+  }
+}
+
+/**
+ * config/crd and config/samples kustomizations, as the first `create api` writes them (skipped when
+ * present): the same templates, which take no values.
+ */
+function writeKustomizations(tree: Tree): void {
+  const wanted = new Set(['config/crd/kustomization.yaml.hbs', 'config/crd/kustomizeconfig.yaml.hbs', 'config/samples/kustomization.yaml.hbs']);
+  for (const t of loadTemplates('api/resource').filter((x) => wanted.has(x.source))) {
+    if (t.body.includes('{{')) throw new Error(`template api/resource/${t.source} now takes values; render it with them here`);
+    tree.write(t.source.replace(/\.hbs$/, ''), t.body, { ifExists: t.ifExists });
+  }
+}
+
+/** helm-charts/watches.yaml with this kind's entry added or replaced (operator-sdk's watches.yaml shape). */
+async function watchesYaml(cwd: string, entry: Record<string, unknown>): Promise<string> {
+  const file = join(cwd, 'helm-charts', 'watches.yaml');
+  const current = existsSync(file) ? ((parseYaml(readFileSync(file, 'utf8')) ?? []) as Array<Record<string, unknown>>) : [];
+  const same = (e: Record<string, unknown>) => e.group === entry.group && e.version === entry.version && e.kind === entry.kind;
+  const list = [...current.filter((e) => !same(e)), entry];
+  return toYaml([list], '# Which chart serves which kind (operator-sdk\'s watches.yaml shape), written by `opgen create api --helm-chart`.\n# The controller modules it names (src/**/<kind>-helm.ts) hold the same facts as code.\n');
+}
+
+/** The CRD with the project's qualified group, and the chart it came from in an annotation. */
+function withQualifiedGroup(crd: Record<string, unknown>, qualified: string, chart: { name?: string; version?: string }): Record<string, unknown> {
+  const c = structuredClone(crd) as { metadata: { name: string; annotations?: Record<string, string> }; spec: { group: string; names: { plural: string } } };
+  c.metadata.name = `${c.spec.names.plural}.${qualified}`;
+  c.metadata.annotations = { 'opgen.dev/helm-chart': `${chart.name}-${chart.version ?? ''}` };
+  c.spec.group = qualified;
+  return c;
+}
+
+/**
+ * The image needs helm and the charts; the manager's read-only root filesystem needs a writable /tmp
+ * for helm's per-run scratch folder. Edited where the files still look as `opgen init` wrote them;
+ * otherwise each is a note saying what to add.
+ */
+function imageAndManager(tree: Tree, fragments: Map<string, string>): string[] {
+  const notes: string[] = [];
+  const [stage, copy] = [fragments.get('dockerfile-stage')!, fragments.get('dockerfile-copy')!];
+  const docker = tree.read('Dockerfile');
+  if (docker !== undefined && !docker.includes('COPY helm-charts/')) {
+    const runtimeFrom = /^FROM gcr\.io\/distroless\/.*$/m.exec(docker);
+    const pkgCopy = /^COPY package\.json \/package\.json$/m.exec(docker);
+    if (runtimeFrom && pkgCopy) {
+      let next = docker.replace(pkgCopy[0], `${pkgCopy[0]}\n${copy.trimEnd()}`);
+      next = next.replace(runtimeFrom[0], `${stage}${runtimeFrom[0]}`);
+      tree.write('Dockerfile', next);
+    } else notes.push('Dockerfile: add the helm binary (/usr/local/bin/helm) and `COPY helm-charts/ /helm-charts/` to the runtime image');
+  }
+  const managerPath = 'config/manager/manager.yaml';
+  const manager = tree.read(managerPath);
+  if (manager !== undefined && !manager.includes('name: helm-tmp')) {
+    if (/^ {8}volumeMounts: \[\]$/m.test(manager) && /^ {6}volumes: \[\]$/m.test(manager)) {
+      tree.write(managerPath, manager
+        .replace(/^ {8}volumeMounts: \[\]$/m, fragments.get('manager-volume-mount')!.trimEnd())
+        .replace(/^ {6}volumes: \[\]$/m, fragments.get('manager-volume')!.trimEnd()));
+    } else notes.push(`${managerPath}: mount an emptyDir at /tmp in the manager container (helm needs a writable scratch folder)`);
+  }
+  return notes;
+}

@@ -1,0 +1,158 @@
+// `create api --helm-chart` on a fresh opgen project: what it writes, that `opgen generate`, tsc,
+// kubectl kustomize and helm accept the result, and that bad input leaves the project as it was.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { isOpgenError } from '../../src/diag/diagnostic.js';
+import { createHelmApi, type CreateHelmApiOptions } from '../../src/helm-operator/create-api.js';
+import { ciTool } from '../../src/testdata/ci-tools.js';
+import { opgenOk } from '../../src/testdata/cli.js';
+import { snapshot, tempDir } from '../../src/testdata/files.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const chart = join(repoRoot, 'test/helm-operator/testdata/webapp');
+
+let dir: string;
+let cleanup: () => void;
+const read = (p: string): string => readFileSync(join(dir, p), 'utf8');
+const lines: { out: string[]; err: string[] } = { out: [], err: [] };
+
+async function create(o: Partial<CreateHelmApiOptions>, cwd = dir): Promise<{ code?: number; error?: string }> {
+  try {
+    return { code: await createHelmApi({ cwd, out: (l) => lines.out.push(l), err: (l) => lines.err.push(l) }, { group: 'apps', version: 'v1alpha1', kind: 'WebApp', helmChart: chart, force: false, dryRun: false, ...o }) };
+  } catch (err) {
+    if (isOpgenError(err)) return { error: err.format() };
+    throw err;
+  }
+}
+
+beforeAll(async () => {
+  process.env.HELM_BINARY = ciTool('OPGEN_HELM', 'helm.sh');
+  ({ dir, cleanup } = tempDir('opgen-helm-api-', 'webapp-operator'));
+  await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
+  expect(await create({})).toEqual({ code: 0 });
+}, 120_000);
+afterAll(() => cleanup?.());
+
+describe('create api --helm-chart <folder>', () => {
+  it('copies the chart into helm-charts/<name> and records GVK → chart in helm-charts/watches.yaml', () => {
+    for (const f of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'templates/deployment.yaml', 'templates/_helpers.tpl']) {
+      expect(read(`helm-charts/webapp/${f}`)).toBe(readFileSync(join(chart, f), 'utf8'));
+    }
+    const [entry] = parse(read('helm-charts/watches.yaml')) as Array<Record<string, unknown>>;
+    expect(entry).toMatchObject({ group: 'apps.example.com', version: 'v1alpha1', kind: 'WebApp', chart: 'helm-charts/webapp' });
+    expect((entry!.dependentKinds as unknown[]).length).toBe(5);
+  });
+
+  it('writes the CRD typed from values.schema.json and a sample holding the chart\'s default values', () => {
+    const crd = parse(read('config/crd/bases/apps.example.com_webapps.yaml'));
+    expect(crd.metadata).toEqual({ name: 'webapps.apps.example.com', annotations: { 'opgen.dev/helm-chart': 'webapp-1.2.0' } });
+    expect(crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.service.required).toEqual(['port']);
+    const sample = parse(read('config/samples/apps_v1alpha1_webapp.yaml'));
+    expect(sample).toMatchObject({ apiVersion: 'apps.example.com/v1alpha1', kind: 'WebApp', metadata: { name: 'webapp-sample' } });
+    expect(sample.spec).toEqual(parse(readFileSync(join(chart, 'values.yaml'), 'utf8')));
+  });
+
+  it('writes the controller module (an RBAC marker per rendered kind, each with its source) and registers it in main.ts', () => {
+    const module = read('src/controller/web-app-helm.ts');
+    expect(module).toContain("setupHelmController(mgr, { kind: WebApp, chart: 'helm-charts/webapp', dependentKinds });");
+    expect(module).toContain('// Ingress (networking.k8s.io/v1) from templates/ingress.yaml (when enabled)\n// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=create;delete;get;list;patch;update;watch\n');
+    expect(module).toContain('// +kubebuilder:rbac:groups=core,resources=secrets,verbs=create;delete;get;list;patch;update;watch\n');
+    expect(module.split('\n').filter((l) => l.includes('+kubebuilder:rbac')).join('\n')).not.toContain('*');
+    const main = read('src/main.ts');
+    expect(main).toContain("import { setupWebAppHelm } from './controller/web-app-helm.js';");
+    expect(main).toContain('  setupWebAppHelm(mgr);');
+    const project = parse(read('PROJECT'));
+    expect(project.resources).toEqual([{ group: 'apps', domain: 'example.com', version: 'v1alpha1', kind: 'WebApp', api: { crdVersion: 'v1', namespaced: true }, controller: true }]);
+  });
+
+  it('gives the image helm and the charts, and the read-only manager a writable /tmp', () => {
+    const docker = read('Dockerfile');
+    expect(docker).toMatch(/FROM --platform=\$BUILDPLATFORM debian:bookworm-slim AS helm\n[\s\S]*sha256sum -c -[\s\S]*FROM gcr\.io\/distroless\/nodejs20-debian12:nonroot/);
+    expect(docker).toContain('COPY --from=helm /usr/local/bin/helm /usr/local/bin/helm\nCOPY helm-charts/ /helm-charts/\n');
+    expect(docker).toContain('USER 65532:65532');
+    const manager = parseAllDocuments(read('config/manager/manager.yaml')).map((d) => d.toJS()).find((o) => o?.kind === 'Deployment');
+    expect(manager.spec.template.spec.volumes).toEqual([{ name: 'helm-tmp', emptyDir: {} }]);
+    expect(manager.spec.template.spec.containers[0].volumeMounts).toEqual([{ name: 'helm-tmp', mountPath: '/tmp' }]);
+  });
+
+  it('opgen generate keeps the CRD and turns the markers into role.yaml rules, none with *', async () => {
+    const before = read('config/crd/bases/apps.example.com_webapps.yaml');
+    await opgenOk(dir, 'generate');
+    expect(read('config/crd/bases/apps.example.com_webapps.yaml')).toBe(before);
+    const role = parse(read('config/rbac/role.yaml'));
+    const rules = role.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    expect(rules.flatMap((r) => [...r.resources, ...r.verbs])).not.toContain('*');
+    expect(rules.find((r) => r.apiGroups.includes('apps') && r.resources.includes('deployments'))?.verbs).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+    expect(rules.find((r) => r.apiGroups.includes('apps.example.com'))?.resources).toEqual(['webapps']);
+  }, 60_000);
+
+  it('the project compiles with tsc against @opgen/runtime and @opgen/runtime/helm', () => {
+    const config = join(dir, 'tsconfig.check.json');
+    writeFileSync(config, JSON.stringify({
+      extends: join(dir, 'tsconfig.json'),
+      compilerOptions: {
+        noEmit: true, rootDir: '/', typeRoots: [join(repoRoot, 'node_modules', '@types')],
+        paths: {
+          '@opgen/runtime': [join(repoRoot, 'runtime/src/index.ts')],
+          '@opgen/runtime/helm': [join(repoRoot, 'runtime/src/helm/index.ts')],
+          '@opgen/runtime/envtest': [join(repoRoot, 'runtime/src/envtest/index.ts')],
+          '@opgen/runtime/kubernetes': [join(repoRoot, 'runtime/src/kubernetes/index.ts')],
+          vitest: [join(repoRoot, 'node_modules', 'vitest', 'dist', 'index.d.ts')],
+        },
+      },
+      include: [join(dir, 'src', '**', '*.ts')],
+    }));
+    let output = '';
+    try {
+      execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      output = String((e as { stdout?: string }).stdout ?? e);
+    }
+    expect(output).toBe('');
+  }, 120_000);
+
+  it('kubectl kustomize config/default renders the CRD, and helm lints the copied chart', () => {
+    const out = execFileSync('kubectl', ['kustomize', join(dir, 'config/default')], { encoding: 'utf8' });
+    expect(out).toContain('name: webapps.apps.example.com');
+    execFileSync(process.env.HELM_BINARY!, ['lint', join(dir, 'helm-charts/webapp')], { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: join(dir, '..', 'hc'), HELM_CONFIG_HOME: join(dir, '..', 'hf'), HELM_DATA_HOME: join(dir, '..', 'hd') } });
+  });
+});
+
+describe('create api --helm-chart refuses in one line, leaving the project unchanged', () => {
+  it('the same kind again without --force', async () => {
+    const before = snapshot(dir);
+    expect((await create({})).error).toBe('--kind: error: API apps/v1alpha1, Kind=WebApp already exists (pass --force to write it again from the chart)');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a folder without Chart.yaml, and a name that is neither a file nor repo/name nor oci://', async () => {
+    const before = snapshot(dir);
+    expect((await create({ kind: 'Other', helmChart: 'src' })).error).toBe('--helm-chart: error: src has no Chart.yaml (pass a chart folder, a packaged .tgz, repo/name (after `helm repo add`) or oci://registry/path)');
+    expect((await create({ kind: 'Other', helmChart: 'no such chart' })).error).toMatch(/^--helm-chart: error: no such chart: no such folder or file, and not repo\/name or oci:\/\//);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a values.schema.json the API server would refuse: file:line:column of the chart\'s schema', async () => {
+    const bad = join(dir, '..', 'bad-chart');
+    cpSync(chart, bad, { recursive: true });
+    writeFileSync(join(bad, 'values.schema.json'), '{\n  "type": "object",\n  "properties": {\n    "replicaCount": { "type": "integer", "minimum": 1, "default": 0 }\n  }\n}\n');
+    const before = snapshot(dir);
+    const r = await create({ kind: 'Other', helmChart: bad });
+    expect(r.error).toBe("../bad-chart/values.schema.json:4:5: error: the API server would refuse spec.replicaCount: the default does not validate against the field's own schema: 0 is below the minimum 1; fix that field of the schema");
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('--dry-run writes nothing', async () => {
+    const other = join(dir, '..', 'dry');
+    mkdirSync(other);
+    await opgenOk(other, 'init', '--domain', 'example.com', '--skip-install');
+    const before = snapshot(other);
+    expect(await create({ dryRun: true }, other)).toEqual({ code: 0 });
+    expect(snapshot(other)).toEqual(before);
+    expect(existsSync(join(other, 'helm-charts'))).toBe(false);
+  }, 60_000);
+});
