@@ -122,6 +122,32 @@ describe('create api --helm-chart <folder>', () => {
   });
 });
 
+describe('create api --helm-chart <packaged .tgz> with a packaged dependency', () => {
+  it('unpacks both, finds the dependency\'s kinds for RBAC, and the copy renders as the package does', async () => {
+    const work = join(dir, '..', 'tgz');
+    const parent = join(work, 'webapp');
+    cpSync(chart, parent, { recursive: true });
+    const sub = join(work, 'guard');
+    mkdirSync(join(sub, 'templates'), { recursive: true });
+    writeFileSync(join(sub, 'Chart.yaml'), 'apiVersion: v2\nname: guard\nversion: 0.1.0\n');
+    writeFileSync(join(sub, 'templates', 'pdb.yaml'), 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {{ .Release.Name }}-guard\nspec:\n  minAvailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/instance: {{ .Release.Name }}\n');
+    const helm = process.env.HELM_BINARY!;
+    const env = { ...process.env, HELM_CACHE_HOME: join(work, 'hc'), HELM_CONFIG_HOME: join(work, 'hf'), HELM_DATA_HOME: join(work, 'hd') };
+    mkdirSync(join(parent, 'charts'));
+    execFileSync(helm, ['package', sub, '-d', join(parent, 'charts')], { env });
+    execFileSync(helm, ['package', parent, '-d', work], { env });
+    const project = join(work, 'shop-operator');
+    mkdirSync(project);
+    await opgenOk(project, 'init', '--domain', 'example.com', '--skip-install');
+    expect(await create({ kind: 'Shop', helmChart: '../webapp-1.2.0.tgz' }, project)).toEqual({ code: 0 });
+    expect(existsSync(join(project, 'helm-charts/webapp/charts/guard-0.1.0.tgz'))).toBe(false);
+    expect(readFileSync(join(project, 'helm-charts/webapp/charts/guard/templates/pdb.yaml'), 'utf8')).toContain('kind: PodDisruptionBudget');
+    expect(readFileSync(join(project, 'src/controller/shop-helm.ts'), 'utf8')).toContain('// PodDisruptionBudget (policy/v1) from charts/guard/templates/pdb.yaml\n// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,');
+    const render = (c: string) => execFileSync(helm, ['template', 'r', c], { encoding: 'utf8', env });
+    expect(render(join(project, 'helm-charts/webapp'))).toBe(render(join(work, 'webapp-1.2.0.tgz')));
+  }, 90_000);
+});
+
 describe('create api --helm-chart refuses in one line, leaving the project unchanged', () => {
   it('the same kind again without --force', async () => {
     const before = snapshot(dir);

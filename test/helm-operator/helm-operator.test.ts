@@ -88,6 +88,11 @@ describe('Helm operator on the simulated cluster, real helm', () => {
     }, { timeoutMs: 60_000, intervalMs: 250 });
   }, 120_000);
 
+  it('the CRD typed from values.schema.json refuses a bad value when the CR is written', async () => {
+    const err = await client.create(WebApp, { metadata: { name: 'typo', namespace: ns }, spec: { service: { port: 80, type: 'Bogus' } } }).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).toMatch(/spec\.service\.type: Unsupported value: "Bogus": supported values: "ClusterIP", "NodePort", "LoadBalancer"/);
+  });
+
   it('an edit of the CR that leaves the values alone runs no upgrade', async () => {
     const before = helmRuns('upgrade', 'shop');
     await client.patch(WebApp, { namespace: ns, name: 'shop' }, { type: 'merge', body: { metadata: { labels: { touched: 'yes' } } } });
