@@ -9,7 +9,7 @@ import { pluralize } from '../naming/pluralize.js';
 import { clusterScopedResource } from '../rbac/cluster-scoped.js';
 import { valuesSchemaToCrd, type SchemaDiagnostic } from './values-schema.js';
 
-export interface Gvk { group: string; version: string; kind: string }
+export interface Gvk { group: string; version: string; kind: string; /** Default: pluralize(kind). */ plural?: string }
 
 /** Status written by @opgen/runtime/helm's reconciler (operator-sdk's conditions + release digest). */
 const statusSchema: JSONSchemaProps = {
@@ -51,7 +51,7 @@ export function chartCrd(gvk: Gvk, chartDir: string): { crd: Record<string, unkn
     if (!converted.schema) return { crd: {}, diagnostics };
     spec = { description: 'The chart\'s values, typed from its values.schema.json.', ...converted.schema };
   }
-  const plural = pluralize(gvk.kind);
+  const plural = gvk.plural ?? pluralize(gvk.kind);
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -122,7 +122,7 @@ const releaseVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'wat
 
 /** The operator's rules: its CR kind, Helm's release Secrets, events, and each kind the chart creates. */
 export function chartRbacRules(gvk: Gvk, kinds: readonly RenderedKind[]): RbacRule[] {
-  const plural = pluralize(gvk.kind);
+  const plural = gvk.plural ?? pluralize(gvk.kind);
   const rules: RbacRule[] = [
     { apiGroups: [gvk.group], resources: [plural], verbs: ['get', 'list', 'patch', 'update', 'watch'], comment: `${gvk.kind}: the releases to reconcile` },
     { apiGroups: [gvk.group], resources: [`${plural}/status`], verbs: ['get', 'patch', 'update'], comment: `${gvk.kind} status: conditions and the deployed release` },
@@ -143,7 +143,7 @@ export function chartRbacRules(gvk: Gvk, kinds: readonly RenderedKind[]): RbacRu
 
 /** operator-sdk's watches.yaml entry: which chart serves which GVK, and the kinds to watch for drift. */
 export function watchesEntry(gvk: Gvk, chartPath: string, kinds: readonly RenderedKind[]): Record<string, unknown> {
-  return { ...gvk, chart: chartPath, dependentKinds: kinds.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, plural: pluralize(k.kind), namespaced: !clusterScopedResource(k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '', pluralize(k.kind)) })) };
+  return { group: gvk.group, version: gvk.version, kind: gvk.kind, chart: chartPath, dependentKinds: kinds.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, plural: pluralize(k.kind), namespaced: !clusterScopedResource(k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '', pluralize(k.kind)) })) };
 }
 
 

@@ -13,7 +13,7 @@ import { toYaml } from '../common/yaml.js';
 import { stageAndCommit, sourceHeader } from '../commands/shared/run-in-tree.js';
 import { importPath, kebab } from '../commands/shared/names.js';
 import { OpgenError } from '../diag/diagnostic.js';
-import { checkApiVersion, checkDns1123Label, checkKind, pluralize } from '../naming/index.js';
+import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkKind, pluralize } from '../naming/index.js';
 import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ResourceConfig } from '../project/index.js';
 import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../scaffold/index.js';
 import { chartCrd, chartRbacRules, renderedKinds, watchesEntry, type RenderedKind } from './chart-api.js';
@@ -22,10 +22,18 @@ export interface CreateHelmApiOptions {
   group?: string;
   version?: string;
   kind?: string;
-  helmChart: string;
+  plural?: string;
+  helmChart?: string;
   helmChartVersion?: string;
   force: boolean;
   dryRun: boolean;
+  // create api's other flags: a chart's kind is namespaced, has a CRD and the Helm controller only.
+  namespaced?: boolean;
+  resource?: boolean;
+  controller?: boolean;
+  controllerName?: string;
+  externalApiPath?: string;
+  externalApiDomain?: string;
 }
 
 /** The helm release the image gets (the version .ci/helm.sh tests with). */
@@ -36,7 +44,7 @@ export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions
   const helm = process.env.HELM_BINARY ?? 'helm';
   const scratch = mkdtempSync(join(tmpdir(), 'opgen-helm-chart-'));
   try {
-    const chartDir = fetchChart(ctx.cwd, o, helm, scratch);
+    const chartDir = fetchChart(ctx.cwd, { ...o, helmChart: gvk.helmChart }, helm, scratch);
     const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { name?: string; version?: string; type?: string };
     if (!chart.name) throw new OpenChartError(`${o.helmChart}: Chart.yaml has no name`);
     if (chart.type === 'library') throw new OpgenError(`${o.helmChart} is a library chart, which installs nothing`, { flag: '--helm-chart' }, 'pass an application chart');
@@ -107,7 +115,7 @@ export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions
       insertInto(tree, 'src/main.ts', 'controllers', fragments.get('main-controller')!);
       const notes = imageAndManager(tree, fragments);
       for (const n of notes) ctx.err(`note: ${n}`);
-      const record: ResourceConfig = { group: gvk.group, domain: p.domain, version: gvk.version, kind: gvk.kind, api: { crdVersion: 'v1', namespaced: true }, controller: true };
+      const record: ResourceConfig = { group: gvk.group, domain: p.domain, version: gvk.version, kind: gvk.kind, ...(gvk.plural !== pluralize(gvk.kind) ? { plural: gvk.plural } : {}), api: { crdVersion: 'v1', namespaced: true }, controller: true };
       saveProject(tree, { ...p, resources: existing ? p.resources.map((r) => (r === existing ? record : r)) : [...p.resources, record] });
     });
     if (o.dryRun) return 0;
@@ -126,7 +134,15 @@ class OpenChartError extends OpgenError {
   }
 }
 
-function validate(o: CreateHelmApiOptions): { group: string; version: string; kind: string; plural: string } {
+function validate(o: CreateHelmApiOptions): { group: string; version: string; kind: string; plural: string } & { helmChart: string } {
+  if (o.helmChart === undefined) throw new OpgenError('requires --helm-chart', { flag: '--helm-chart-version' }, 'pass --helm-chart <repo/name|oci://…> too');
+  const refuse = (flag: string, why: string) => new OpgenError(`cannot be combined with --helm-chart: ${why}`, { flag }, `drop ${flag}`);
+  if (o.resource === false) throw refuse('--resource', 'a chart\'s kind is this project\'s own API, with its CRD');
+  if (o.controller === false) throw refuse('--controller', 'the Helm controller is what serves the kind');
+  if (o.namespaced === false) throw refuse('--namespaced', 'a release lives in the namespace of its object, so the kind is namespaced');
+  if (o.controllerName !== undefined) throw refuse('--controller-name', 'a chart\'s kind has one controller, the Helm one');
+  if (o.externalApiPath !== undefined) throw refuse('--external-api-path', 'the chart\'s kind is defined here');
+  if (o.externalApiDomain !== undefined) throw refuse('--external-api-domain', 'the chart\'s kind is defined here');
   const need = (v: string | undefined, flag: string, example: string): string => {
     if (!v) throw new OpgenError('is required', { flag }, `e.g. ${flag} ${example}`);
     return v;
@@ -140,12 +156,16 @@ function validate(o: CreateHelmApiOptions): { group: string; version: string; ki
   if (g) throw new OpgenError(`invalid group "${group}": it ${g}`, { flag: '--group' });
   const v = checkApiVersion(version);
   if (v) throw new OpgenError(`invalid version "${version}": it ${v}`, { flag: '--version' });
-  if (o.helmChart === '' || o.helmChart.startsWith('-')) throw new OpenChartError(`--helm-chart is missing its value (got "${o.helmChart}")`);
-  return { group, version, kind, plural: pluralize(kind) };
+  if (o.helmChart === '' || o.helmChart.startsWith('-')) throw new OpgenError(`is missing its value (got "${o.helmChart}")`, { flag: '--helm-chart' }, 'e.g. --helm-chart ./charts/webapp');
+  if (o.plural !== undefined) {
+    const p = checkDns1035Label(o.plural);
+    if (p) throw new OpgenError(`invalid plural "${o.plural}": it ${p}`, { flag: '--plural' });
+  }
+  return { group, version, kind, plural: o.plural ?? pluralize(kind), helmChart: o.helmChart };
 }
 
 /** The chart as a folder: a local folder as it is, else what `helm pull --untar` (or tar for a local .tgz) unpacks. */
-function fetchChart(cwd: string, o: CreateHelmApiOptions, helm: string, scratch: string): string {
+function fetchChart(cwd: string, o: CreateHelmApiOptions & { helmChart: string }, helm: string, scratch: string): string {
   const local = resolve(cwd, o.helmChart);
   if (existsSync(local) && statSync(local).isDirectory()) {
     if (!existsSync(join(local, 'Chart.yaml'))) throw new OpenChartError(`${o.helmChart} has no Chart.yaml`);

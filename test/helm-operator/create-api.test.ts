@@ -155,6 +155,15 @@ describe('create api --helm-chart refuses in one line, leaving the project uncha
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('flags a chart\'s kind cannot take, and --helm-chart-version alone', async () => {
+    const before = snapshot(dir);
+    expect((await create({ kind: 'Other', resource: false })).error).toBe("--resource: error: cannot be combined with --helm-chart: a chart's kind is this project's own API, with its CRD (drop --resource)");
+    expect((await create({ kind: 'Other', namespaced: false })).error).toBe('--namespaced: error: cannot be combined with --helm-chart: a release lives in the namespace of its object, so the kind is namespaced (drop --namespaced)');
+    expect((await create({ kind: 'Other', helmChart: undefined, helmChartVersion: '1.0.0' })).error).toBe('--helm-chart-version: error: requires --helm-chart (pass --helm-chart <repo/name|oci://…> too)');
+    expect((await create({ kind: 'Other', helmChartVersion: '1.0.0' })).error).toBe('--helm-chart-version: error: a chart folder has the version its Chart.yaml says (drop --helm-chart-version, or pass a repository chart)');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it('a folder without Chart.yaml, and a name that is neither a file nor repo/name nor oci://', async () => {
     const before = snapshot(dir);
     expect((await create({ kind: 'Other', helmChart: 'src' })).error).toBe('--helm-chart: error: src has no Chart.yaml (pass a chart folder, a packaged .tgz, repo/name (after `helm repo add`) or oci://registry/path)');
