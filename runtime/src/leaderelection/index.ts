@@ -13,6 +13,7 @@ import { sleep, timeoutSignal } from '../internal/timers/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { type Lease, LeaseClient, type LeaseSpec } from './internal/lease-client.js';
+import type { RequestObserver } from '../tracing/instrument.js';
 
 export interface LeaderElectionConfig {
   kubeConfig: KubeConfigLike;
@@ -29,6 +30,8 @@ export interface LeaderElectionConfig {
   /** Pause between acquire attempts and between renewals; default 2 s. */
   retryPeriodMs?: number;
   log?: Logger;
+  /** Told about every Lease request (the manager's: rest_client_requests_total counts them, as client-go's do). */
+  requestObserver?: RequestObserver;
 }
 
 // client-go's JitterFactor: acquire attempts wait retryPeriod plus up to 1.2 × retryPeriod, so
@@ -76,7 +79,7 @@ export class LeaderElector {
       throw new Error('leader election: the lease namespace and name are required');
     }
     this.identity = config.identity ?? `${hostname()}_${randomUUID()}`;
-    this.leases = new LeaseClient(config.kubeConfig, config.namespace, config.name);
+    this.leases = new LeaseClient(config.kubeConfig, config.namespace, config.name, config.requestObserver);
     this.log = config.log ?? silentLogger();
     this.leaseRef = `${config.namespace}/${config.name}`;
   }

@@ -4,12 +4,15 @@
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { LeaderElector } from '../leaderelection/index.js';
 import type { Logger } from '../log/index.js';
+import type { RequestObserver } from '../tracing/instrument.js';
 
 export interface LeadershipOptions {
   kubeConfig: KubeConfigLike;
   /** undefined: no leader election (every replica leads). */
   lease?: { namespace: string; name: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   log: Logger;
+  /** The manager's observer of requests (rest_client_requests_total), for the Lease's too. */
+  requestObserver?: RequestObserver;
 }
 
 export interface LeadershipEvents {
@@ -52,7 +55,7 @@ export class Leadership {
       events.onLead();
       return;
     }
-    const elector = new LeaderElector({ kubeConfig: this.opts.kubeConfig, ...lease, log: this.opts.log.child({ logger: 'leader-election' }) });
+    const elector = new LeaderElector({ kubeConfig: this.opts.kubeConfig, ...lease, log: this.opts.log.child({ logger: 'leader-election' }), requestObserver: this.opts.requestObserver });
     this.elector = elector;
     const where = `${lease.namespace}/${lease.name}`;
     this.opts.log.info('waiting for leader election', { lease: where });

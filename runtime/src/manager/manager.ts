@@ -287,7 +287,7 @@ class ControllerManager implements Manager, ControllerHost {
     const servers = new AbortController();
     const caches = new AbortController();
     const work = new RunGroup(this.log, (err) => stop.fail(err));
-    const leadership = new Leadership({ kubeConfig: this.kubeConfig, lease: this.lease(), log: this.log });
+    const leadership = new Leadership({ kubeConfig: this.kubeConfig, lease: this.lease(), log: this.log, requestObserver: this.observability.requestObserver });
     this.leaderGuard = () => leadership.guard();
     if (this.opts.leaderElection) this.observability.leading(this.opts.leaderElectionID!, false);
     let cacheDone: Promise<void> = Promise.resolve();

@@ -86,4 +86,27 @@ describe('a running manager', () => {
     }
     await expect(fetch(`http://127.0.0.1:${mgr.ports.metrics}/metrics`)).rejects.toThrow();
   });
+
+  it("counts the Lease's requests in rest_client_requests_total, as client-go counts leader election's", async () => {
+    const ns = 'metrics-lease';
+    await client.create(Namespace, { metadata: { name: ns } });
+    // No controller and no cache reads: every PUT it sends is a lease renewal.
+    const mgr = await createManager({
+      kubeConfig: env.kubeConfig, logger: silentLogger(), namespaces: [ns], tracer: null,
+      leaderElection: true, leaderElectionID: 'lease-counted', leaderElectionNamespace: ns, retryPeriodMs: 100,
+    });
+    const stop = new AbortController();
+    const done = mgr.start(stop.signal);
+    try {
+      await eventually(async () => {
+        const text = await mgr.metrics.registry.getSingleMetricAsString('rest_client_requests_total');
+        expect(text).toMatch(/rest_client_requests_total\{code="201",method="POST",host="[^"]+"\} 1\n/);
+        expect(Number(/rest_client_requests_total\{code="200",method="PUT",host="[^"]+"\} (\d+)/.exec(text)?.[1] ?? 0)).toBeGreaterThanOrEqual(2);
+      });
+    } finally {
+      stop.abort();
+      await done;
+    }
+  });
 });
+

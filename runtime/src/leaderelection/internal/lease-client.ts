@@ -1,6 +1,7 @@
 import type { Lease } from '../../api/builtins.js';
 import { Transport } from '../../transport/index.js';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
+import type { RequestObserver } from '../../tracing/instrument.js';
 
 export type { Lease };
 /** The coordination.k8s.io/v1 LeaseSpec fields leader election uses (times are MicroTime strings). */
@@ -21,8 +22,9 @@ export class LeaseClient {
     kubeConfig: KubeConfigLike,
     readonly namespace: string,
     readonly name: string,
+    observer?: RequestObserver,
   ) {
-    this.transport = new Transport(kubeConfig);
+    this.transport = new Transport(kubeConfig, { observer });
     this.collectionPath = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
     this.itemPath = `${this.collectionPath}/${encodeURIComponent(name)}`;
   }
