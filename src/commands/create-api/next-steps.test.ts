@@ -2,7 +2,7 @@
 // must succeed: init → create api → generate, then a second version of a kind that has a controller →
 // generate → create webhook --conversion → generate. `npx opgen …` runs opgen in-process; `npm run <s>`
 // runs the project's package.json script <s>, which must itself be an opgen command.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -100,6 +100,15 @@ describe('printed next steps work as printed', () => {
     expect(crdVersions()).toEqual(['v1:storage', 'v1alpha1:served']);
     expect(read('src/api/v1alpha1/backup-types.ts')).not.toContain('storageversion');
     expect(read('src/api/v1/backup-types.ts').split('+kubebuilder:storageversion')).toHaveLength(2);
+
+    // docs/versions.md step 4, as written there: the deprecation marker on v1alpha1's Backup.
+    const docs = readFileSync(new URL('../../../docs/versions.md', import.meta.url), 'utf8');
+    const marker = /\n( \* \+kubebuilder:deprecatedversion:warning=.*)\n/.exec(docs)![1]!;
+    const types = read('src/api/v1alpha1/backup-types.ts');
+    writeFileSync(join(dir, 'src/api/v1alpha1/backup-types.ts'), types.replace(' */\nexport interface Backup {', `${marker}\n */\nexport interface Backup {`));
+    expect((await opgen(dir, 'generate')).code).toBe(0);
+    const v1alpha1 = (parse(read('config/crd/bases/ops.example.com_backups.yaml')) as { spec: { versions: Record<string, unknown>[] } }).spec.versions.find((v) => v.name === 'v1alpha1');
+    expect(v1alpha1).toMatchObject({ deprecated: true, deprecationWarning: 'ops.example.com/v1alpha1 Backup is deprecated; use ops.example.com/v1', served: true, storage: false });
   });
 
   it('an older version added beside a newer one: the newer stays the hub, and that hint works too', async () => {
