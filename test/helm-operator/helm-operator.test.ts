@@ -142,6 +142,27 @@ describe('Helm operator on the simulated cluster, real helm', () => {
     }, { timeoutMs: 60_000, intervalMs: 250 });
   }, 90_000);
 
+  it('a bad values change on a deployed release: UpgradeError, the release keeps its revision; reverting clears it without an upgrade', async () => {
+    await client.patch(WebApp, { namespace: ns, name: 'shop' }, { type: 'merge', body: { spec: { ingress: { enabled: true } } } });
+    const failed = await eventually(async () => {
+      const cr = await client.get(WebApp, { namespace: ns, name: 'shop' });
+      expect(condition(cr, 'ReleaseFailed')?.status).toBe('True');
+      return cr;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    expect(condition(failed, 'ReleaseFailed')?.reason).toBe('UpgradeError');
+    const revision = failed.status?.deployedRelease?.revision;
+    expect(JSON.parse(helmCli('list', '-o', 'json'))).toMatchObject([{ name: 'shop', revision: String(revision), status: 'deployed' }]);
+    const upgrades = helmRuns('upgrade', 'shop');
+    await client.patch(WebApp, { namespace: ns, name: 'shop' }, { type: 'merge', body: { spec: { ingress: null } } });
+    const cleared = await eventually(async () => {
+      const cr = await client.get(WebApp, { namespace: ns, name: 'shop' });
+      expect(condition(cr, 'ReleaseFailed')?.status).toBe('False');
+      return cr;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    expect(cleared.status?.deployedRelease?.revision).toBe(revision);
+    expect(helmRuns('upgrade', 'shop')).toBe(upgrades);
+  }, 60_000);
+
   it('bad values: ReleaseFailed with Helm\'s message, and a bounded number of helm runs', async () => {
     // Valid for the CRD (the schema allows it), refused by the chart's own `fail`.
     await client.create(WebApp, { metadata: { name: 'broken', namespace: ns }, spec: { service: { port: 80 }, ingress: { enabled: true } } });

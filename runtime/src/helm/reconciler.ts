@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
 import type { Client } from '../client/client.js';
-import { isNotFound } from '../client/errors.js';
+import { isConflict, isNotFound } from '../client/errors.js';
 import type { Controller } from '../controller/controller.js';
 import type { Predicate } from '../controller/predicates.js';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../helpers/finalizers.js';
@@ -104,7 +104,14 @@ export class HelmReconciler implements Reconciler {
     const digest = sha256(`${this.chartDigest}\n${canonicalJson(cr.spec ?? {})}`);
     if (cr.status?.observedDigest === digest && cr.status.deployedRelease) {
       const release = await this.helm.status(name, namespace, ctx.signal);
-      if (release && release.info?.status === 'deployed') return this.repairDrift(cr, release, uid, ctx);
+      if (release && release.info?.status === 'deployed') {
+        // Back to the spec that is deployed (a failed change reverted): nothing to upgrade, the failure is over.
+        this.failures.delete(uid);
+        if (cr.status.conditions?.some((c) => c.type === 'ReleaseFailed' && c.status === 'True')) {
+          cr = await this.setStatus(cr, { type: 'ReleaseFailed', status: 'False', reason: 'ReconcileSuccessful', message: '' });
+        }
+        return this.repairDrift(cr, release, uid, ctx);
+      }
       // Gone (uninstalled by hand) or left failed/pending by someone else: install again below.
     }
 
@@ -191,9 +198,23 @@ export class HelmReconciler implements Reconciler {
     return undefined;
   }
 
+  /**
+   * Writes the conditions (and the release fields already set on cr.status). A conflict — the spec was
+   * edited while helm ran — is retried on the fresh object: what helm did must not be lost, or the
+   * status would name an older revision than `helm list`.
+   */
   private async setStatus(cr: HelmReleaseObject, ...conditions: ObjectConditionInput[]): Promise<HelmReleaseObject> {
     setConditions(cr, ...conditions);
-    return this.opts.client.status().update(this.opts.kind, cr);
+    try {
+      return await this.opts.client.status().update(this.opts.kind, cr);
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      const fresh = await this.opts.client.get(this.opts.kind, { namespace: cr.metadata?.namespace, name: cr.metadata!.name! });
+      const { deployedRelease, observedDigest } = cr.status ?? {};
+      fresh.status = { ...fresh.status, ...(deployedRelease ? { deployedRelease } : {}), ...(observedDigest ? { observedDigest } : {}) };
+      setConditions(fresh, ...conditions.map((c) => ({ ...c, observedGeneration: cr.metadata?.generation })));
+      return this.opts.client.status().update(this.opts.kind, fresh);
+    }
   }
 }
 
