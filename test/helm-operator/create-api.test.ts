@@ -148,6 +148,22 @@ describe('create api --helm-chart <packaged .tgz> with a packaged dependency', (
   }, 90_000);
 });
 
+describe('create api --helm-chart in a namespace-scoped project (init --namespaced)', () => {
+  it('the rules become a Role in the operator\'s namespace', async () => {
+    const project = join(dir, '..', 'scoped-operator');
+    mkdirSync(project);
+    await opgenOk(project, 'init', '--domain', 'example.com', '--skip-install', '--namespaced');
+    expect(await create({}, project)).toEqual({ code: 0 });
+    expect(readFileSync(join(project, 'src/controller/web-app-helm.ts'), 'utf8')).toContain('// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=create;delete;get;list;patch;update;watch,namespace=scoped-operator-system\n');
+    const r = await opgenOk(project, 'generate');
+    expect(r.stdout + r.stderr).not.toMatch(/warning/);
+    const roles = parseAllDocuments(readFileSync(join(project, 'config/rbac/role.yaml'), 'utf8')).map((d) => d.toJS());
+    const role = roles.find((x) => x.rules?.some((rule: { resources: string[] }) => rule.resources.includes('deployments')));
+    expect(role).toMatchObject({ kind: 'Role', metadata: { namespace: 'scoped-operator-system' } });
+    expect(roles.filter((x) => x.kind === 'ClusterRole')).toEqual([]);
+  }, 60_000);
+});
+
 describe('create api --helm-chart refuses in one line, leaving the project unchanged', () => {
   it('the same kind again without --force', async () => {
     const before = snapshot(dir);
