@@ -66,9 +66,6 @@ function crdDigest(root: string): string {
 export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: AbortSignal): Promise<number> {
   const root = ctx.cwd;
   const project = loadDoctorProject(root);
-  if (!existsSync(join(root, 'node_modules/@opgen/runtime'))) {
-    throw new OpgenError('@opgen/runtime is not installed in this project', { file: 'package.json' }, 'run npm install');
-  }
   let stopCluster: (() => Promise<void>) | undefined;
   let kubeconfig = opts.kubeconfig;
   if (opts.cluster) {
@@ -90,6 +87,10 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
     if (hasWebhooks && !isLoopbackServer(server) && opts.webhookUrl === undefined) {
       throw new OpgenError(`the API server ${server} is not on this machine, so opgen dev will not point its webhooks here`, { flag: '--webhook-url' },
         'pass --webhook-url <https URL of a tunnel to this machine\'s port 9443>, or use --cluster');
+    }
+
+    if (!existsSync(join(root, 'node_modules/@opgen/runtime'))) {
+      throw new OpgenError('@opgen/runtime is not installed in this project', { file: 'package.json' }, 'run npm install');
     }
 
     const generate = async (): Promise<void> => {
@@ -132,6 +133,7 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
     let pending = new Set<string>();
     let timer: NodeJS.Timeout | undefined;
     let busy: Promise<void> = Promise.resolve();
+    const retired: Promise<void>[] = [];
     const onChanges = async (files: string[]): Promise<void> => {
       const t0 = performance.now();
       for (const f of files) {
@@ -139,7 +141,11 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
         if (existsSync(abs)) transpileFile(root, abs);
         else rmSync(outFile(root, abs), { force: true });
       }
-      await stop(child);
+      // Without webhooks the old process may finish its in-flight reconciles while the new one starts
+      // (it takes no new work after SIGTERM). With webhooks it must first restore what it redirected.
+      const stopping = stop(child);
+      retired.push(stopping);
+      if (hasWebhooks) await stopping;
       child = start();
       ctx.err(`dev: restarted in ${Math.round(performance.now() - t0)} ms (${files.map((f) => `src/${f}`).join(', ')})`);
       // Markers may have changed: regenerate, and re-apply the CRDs when they differ.
@@ -164,6 +170,7 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
     clearTimeout(timer);
     await busy;
+    await Promise.all(retired);
     return 0;
   } finally {
     watcher?.close();
