@@ -2,6 +2,7 @@
 // Go libraries: expfmt's text parser (what a Prometheus server's scrape and `promtool` parse with) and
 // client_golang's promlint (the linter behind `promtool check metrics`). It prints one JSON object:
 // the parsed families, and the linter's problems. Exit 2 when the text does not parse.
+// `promcheck promql` parses PromQL instead (promql.go).
 package main
 
 import (
@@ -45,6 +46,10 @@ type family struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "promql" {
+		promqlMode()
+		return
+	}
 	text, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
