@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the CRDs of cert-manager (Certificate, Issuer) and prometheus-operator (ServiceMonitor) from
+# Fetches the CRDs of cert-manager (Certificate, Issuer) and prometheus-operator (ServiceMonitor, PrometheusRule) from
 # their Go modules on the module proxy into a cache folder keyed by version, outside the repository, and
 # prints the folder. The chart tests install them on the test API server so the server-side dry run checks
 # the chart's Certificates, Issuer and ServiceMonitor against the real schemas. A warm cache prints at
@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 CERT_MANAGER="${OPGEN_CERT_MANAGER_VERSION:-v1.21.2}"
 PROMETHEUS_OPERATOR="${OPGEN_PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
 OUT="$TOOLS_CACHE/third-party-crds-cert-manager-$CERT_MANAGER-prometheus-operator-$PROMETHEUS_OPERATOR"
-FILES=(cert-manager.io_certificates.yaml cert-manager.io_issuers.yaml monitoring.coreos.com_servicemonitors.yaml)
+FILES=(cert-manager.io_certificates.yaml cert-manager.io_issuers.yaml monitoring.coreos.com_servicemonitors.yaml monitoring.coreos.com_prometheusrules.yaml)
 
 complete() { for f in "${FILES[@]}"; do [ -s "$OUT/$f" ] || return 1; done; }
 if complete; then echo "$OUT"; exit 0; fi
@@ -29,7 +29,7 @@ po="$(dir_of "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPE
 tmp="$(mktemp -d "$TOOLS_CACHE/.third-party-crds-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 cp "$cm/deploy/crds/cert-manager.io_certificates.yaml" "$cm/deploy/crds/cert-manager.io_issuers.yaml" "$tmp/"
-cp "$po/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" "$tmp/"
+cp "$po/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" "$po/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml" "$tmp/"
 chmod 644 "$tmp"/*.yaml
 rm -rf "$OUT"
 chmod 755 "$tmp"
