@@ -42,6 +42,8 @@ export function serializeProject(config: ProjectConfig): string {
   if (!config.multigroup) delete plain.multigroup;
   if (!config.namespaced) delete plain.namespaced;
   if (config.resources.length === 0) delete plain.resources;
+  // As kubebuilder: a resource of a built-in group (core, apps, …) has no domain, so none is written.
+  for (const r of (plain.resources ?? []) as Record<string, unknown>[]) if (r.domain === '') delete r.domain;
   return `${HEADER}\n${stringify(sortKeys(plain), { lineWidth: 0, indentSeq: false })}`;
 }
 
@@ -148,7 +150,8 @@ class Reader {
     this.onlyKeys(path, ['group', 'domain', 'version', 'kind', 'plural', 'path', 'core', 'external', 'api', 'controller', 'controllers', 'webhooks']);
     const r: ResourceConfig = {
       group: this.get(path, 'group', 'string', true),
-      domain: this.get(path, 'domain', 'string', true),
+      // Absent for built-in kinds (kubebuilder writes none): the empty domain.
+      domain: this.get(path, 'domain', 'string') ?? '',
       version: this.get(path, 'version', 'string', true),
       kind: this.get(path, 'kind', 'string', true),
     };
