@@ -126,6 +126,7 @@ export function buildBundle(rendered: KubeObject[], inputs: BundleInputs, notes:
   const install: Record<string, unknown> = {
     deployments: deployments.map((d) => {
       const depSpec = pinImages(structuredClone((d.spec ?? {}) as Record<string, unknown>), inputs.pinned);
+      watchTargetNamespaces(depSpec);
       if (webhookdefinitions.length > 0) dropCertManagerMounts(nameOf(d), depSpec, shipped, notes);
       const out: Record<string, unknown> = { name: nameOf(d), spec: depSpec };
       if (d.metadata?.labels && Object.keys(d.metadata.labels).length > 0) out.label = d.metadata.labels;
@@ -269,7 +270,8 @@ function webhookDefinitions(rendered: KubeObject[], deployments: KubeObject[], c
 export const OLM_CERT_MOUNTS = ['/tmp/k8s-webhook-server/serving-certs', '/apiserver.local.config/certificates'];
 
 interface PodVolume { name?: string; secret?: { secretName?: string; optional?: boolean } }
-interface PodSpec { volumes?: PodVolume[]; containers?: { volumeMounts?: { name?: string; mountPath?: string }[] }[]; initContainers?: { volumeMounts?: { name?: string; mountPath?: string }[] }[] }
+interface PodContainer { volumeMounts?: { name?: string; mountPath?: string }[]; env?: { name?: string; valueFrom?: { fieldRef?: { fieldPath?: string } } }[] }
+interface PodSpec { volumes?: PodVolume[]; containers?: PodContainer[]; initContainers?: PodContainer[] }
 
 /**
  * Under OLM the webhook serving certificate is OLM's: it mounts it at /tmp/k8s-webhook-server/serving-certs
@@ -290,6 +292,22 @@ function dropCertManagerMounts(name: string, spec: Record<string, unknown>, ship
     notes.push(`note: Deployment ${name}: volume ${v.name} (Secret ${secret}, which the bundle does not ship) is left out: OLM mounts the webhook serving certificate at ${mounts[0]!.mountPath} itself (tls.crt, tls.key)`);
     return false;
   });
+}
+
+/**
+ * A namespaced manager (init --namespaced) reads WATCH_NAMESPACE from its pod's namespace. Under OLM the
+ * watched namespace is the OperatorGroup's (v0) or the ClusterExtension's watchNamespace (v1), which both
+ * hand to the pod only as the annotation olm.targetNamespaces; for OwnNamespace it equals the pod's
+ * namespace, so taking it from the annotation keeps that install mode and makes the others honour theirs.
+ */
+export const TARGET_NAMESPACES_FIELD = "metadata.annotations['olm.targetNamespaces']";
+function watchTargetNamespaces(depSpec: Record<string, unknown>): void {
+  const pod = (depSpec.template as { spec?: PodSpec } | undefined)?.spec;
+  for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
+    for (const e of c.env ?? []) {
+      if (e.name === 'WATCH_NAMESPACE' && e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') e.valueFrom.fieldRef.fieldPath = TARGET_NAMESPACES_FIELD;
+    }
+  }
 }
 
 function serviceAccountOf(d: KubeObject): string {

@@ -446,6 +446,9 @@ describe('a namespace-scoped project (init --namespaced)', () => {
     const managerRole = readYaml<Obj>(join(p, 'config/rbac/role.yaml'));
     expect(managerRole.kind).toBe('Role');
     expect(csv.spec.install.spec.permissions[0].rules).toEqual(expect.arrayContaining(managerRole.rules));
+    // WATCH_NAMESPACE comes from olm.targetNamespaces, the only way OLM (v0 and v1) hands the watched namespace to the pod.
+    const env = csv.spec.install.spec.deployments[0].spec.template.spec.containers.flatMap((c: Obj) => c.env ?? []);
+    expect(env.find((e: Obj) => e.name === 'WATCH_NAMESPACE')).toEqual({ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } });
     const r = await opgen(p, 'bundle', 'validate');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
