@@ -18,7 +18,7 @@ import { isConflict, isNotFound } from '../client/errors.js';
 import type { Cache } from '../cache/cache.js';
 import type { InformerOptions } from '../cache/informer.js';
 import { kindKey } from '../cache/cache.js';
-import { sleep, timeoutSignal } from '../internal/timers/index.js';
+import { setTimer, sleep, timeoutSignal } from '../internal/timers/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
@@ -322,7 +322,13 @@ export class Sharding {
   private async renew(signal: AbortSignal): Promise<boolean> {
     const now = microTime(new Date());
     const sentAt = performance.now();
-    const attempt = AbortSignal.any([signal, timeoutSignal(this.renewDeadlineMs)]);
+    // A controller of its own per attempt, unhooked after it: AbortSignal.any would leave one
+    // listener per renew on the long-lived `signal` until garbage collection.
+    const scope = new AbortController();
+    const attempt = scope.signal;
+    const onAbort = () => scope.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const deadline = setTimer(() => scope.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.renewDeadlineMs);
     const annotations = { [viewAnnotation]: viewHash(this.appliedView) };
     const spec = { holderIdentity: this.identity, leaseDurationSeconds: Math.round(this.leaseDurationMs / 1000), renewTime: now, acquireTime: this.lease?.spec?.acquireTime ?? now };
     try {
@@ -344,6 +350,9 @@ export class Sharding {
       if (isConflict(err) || (isNotFound(err) && this.lease)) throw new Error(`sharding: the shard lease ${this.namespace}/${this.leaseName} was changed by someone else; stopping`);
       this.log.error('failed to renew the shard lease', err, { sinceLastRenewMs: Math.round(performance.now() - this.renewedAt) });
       return false;
+    } finally {
+      deadline.clear();
+      signal.removeEventListener('abort', onAbort);
     }
   }
 
