@@ -157,6 +157,21 @@ describe('opgen edit --namespaced', () => {
     expect(read('config/rbac/role.yaml')).not.toMatch(/namespace:/);
   });
 
+  it("the base CSV's installModes follow: OwnNamespace when namespaced, AllNamespaces when not", async () => {
+    await ok('generate', 'kustomize', 'manifests');
+    const csv = 'config/manifests/bases/tenant-operator.clusterserviceversion.yaml';
+    const modes = (): Record<string, boolean> => Object.fromEntries([...read(csv).matchAll(/supported: (true|false)\s*\n\s*type: (\w+)/g)].map((m) => [m[2], m[1] === 'true']));
+    expect(modes()).toEqual({ OwnNamespace: false, SingleNamespace: false, MultiNamespace: false, AllNamespaces: true });
+    const cluster = read(csv);
+    await ok('edit', '--namespaced');
+    expect(modes()).toEqual({ OwnNamespace: true, SingleNamespace: false, MultiNamespace: false, AllNamespaces: false });
+    // What generate kustomize manifests would write for a new namespaced project, and it keeps them.
+    await ok('generate', 'kustomize', 'manifests');
+    expect(modes()).toEqual({ OwnNamespace: true, SingleNamespace: false, MultiNamespace: false, AllNamespaces: false });
+    await ok('edit', '--namespaced=false');
+    expect(read(csv)).toBe(cluster);
+  });
+
   it('--dry-run lists the changes and writes nothing', async () => {
     const before = snapshot(dir);
     const r = await ok('edit', '--namespaced', '--dry-run');

@@ -45,6 +45,7 @@ export function switchNamespaced(tree: Tree, project: ProjectConfig, on: boolean
   }
 
   const notes = ['Next: regenerate config/rbac/role.yaml from the markers with `npm run manifests`.'];
+  notes.push(...setBaseCsvInstallModes(tree, project, on));
   const main = tree.read(MAIN);
   if (main !== undefined && !main.includes('WATCH_NAMESPACE')) {
     notes.push(`${MAIN} does not read WATCH_NAMESPACE (scaffolded before opgen knew it): pass \`namespaces: watchNamespaces(process.env.WATCH_NAMESPACE)\` (from @opgen/runtime) to createManager.`);
@@ -167,4 +168,25 @@ function managerContainer(doc: Document): YAMLMap | undefined {
   const containers = doc.getIn(['spec', 'template', 'spec', 'containers'], true);
   if (!isSeq(containers)) return undefined;
   return containers.items.find((c): c is YAMLMap => isMap(c) && c.get('name') === 'manager');
+}
+
+/**
+ * The base CSV's OwnNamespace and AllNamespaces follow the scope, as `generate kustomize manifests` sets
+ * them for a new CSV (a conversion webhook keeps AllNamespaces: OLM allows nothing else then); the other
+ * modes and the rest of the file are the user's. Edited as text so the file keeps its layout.
+ */
+function setBaseCsvInstallModes(tree: Tree, project: ProjectConfig, on: boolean): string[] {
+  const own = on && !project.resources.some((r) => r.webhooks?.conversion);
+  const notes: string[] = [];
+  for (const path of tree.list('config/manifests/bases').filter((p) => p.endsWith('.clusterserviceversion.yaml'))) {
+    const text = tree.read(path)!;
+    let seen = 0;
+    const next = text.replace(/^(\s*-?\s*supported: )(true|false)(\s*\n\s*type: )(OwnNamespace|AllNamespaces)$/gm, (_m, a: string, _v: string, b: string, type: string) => {
+      seen++;
+      return `${a}${String(type === 'OwnNamespace' ? own : !own)}${b}${type}`;
+    });
+    if (seen < 2) notes.push(`${path}: set installModes by hand (OwnNamespace supported: ${own}, AllNamespaces supported: ${!own}); its entries are not in the form opgen writes.`);
+    if (next !== text) tree.write(path, next);
+  }
+  return notes;
 }
