@@ -155,6 +155,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--owner <owner>', description: 'copyright owner in that header' },
       { flags: '--license-file <file>', description: 'your own header for files scaffolded from now on (one /* ... */ block)' },
       { flags: '--namespaced', description: 'make the operator namespace-scoped (Roles, WATCH_NAMESPACE); --namespaced=false to go back to cluster-scoped' },
+      { flags: '--plugins <plugins>', description: 'add plugins (comma-separated): grafana writes Grafana dashboards and a PrometheusRule with alerts' },
       dryRun,
     ],
     async run(ctx, _args, o) {
@@ -165,6 +166,7 @@ export const commands: readonly CommandSpec[] = [
         license: o.license === 'none' || o.license === 'apache2' ? o.license : undefined,
         owner: str(o.owner),
         licenseFile: str(o.licenseFile),
+        plugins: str(o.plugins),
         dryRun: o.dryRun === true,
       });
     },

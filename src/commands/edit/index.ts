@@ -4,6 +4,7 @@ import { OpgenError } from '../../diag/diagnostic.js';
 import { loadProject, saveProject } from '../../project/index.js';
 import { boilerplateFor, ownerIn, readLicenseFile, type License } from '../shared/license.js';
 import { stageAndCommit } from '../shared/run-in-tree.js';
+import { addGrafana, parsePlugins } from './grafana.js';
 import { switchNamespaced } from './namespaced.js';
 
 export interface EditOptions {
@@ -15,6 +16,8 @@ export interface EditOptions {
   license?: License;
   owner?: string;
   licenseFile?: string;
+  /** --plugins: comma-separated plugins to add (grafana). */
+  plugins?: string;
   dryRun: boolean;
 }
 
@@ -22,9 +25,10 @@ const BOILERPLATE = 'hack/boilerplate.ts.txt';
 
 export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<number> {
   const licensing = o.license !== undefined || o.owner !== undefined || o.licenseFile !== undefined;
-  if (o.multigroup === undefined && o.namespaced === undefined && !licensing) {
-    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --license, --owner or --license-file');
+  if (o.multigroup === undefined && o.namespaced === undefined && !licensing && o.plugins === undefined) {
+    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --license, --owner, --license-file or --plugins');
   }
+  const plugins = o.plugins !== undefined ? parsePlugins(o.plugins) : [];
   if (o.licenseFile !== undefined && (o.license !== undefined || o.owner !== undefined)) {
     throw new OpgenError('replaces the whole header, so --license and --owner do not apply', { flag: '--license-file' }, 'pass either --license-file or --license/--owner');
   }
@@ -41,6 +45,12 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
       project = { ...project };
       if (o.namespaced) project.namespaced = true;
       else delete project.namespaced;
+      saveProject(tree, project);
+    }
+    if (plugins.includes('grafana')) {
+      const added = addGrafana(tree, project);
+      project = added.project;
+      notes.push(...added.notes);
       saveProject(tree, project);
     }
     if (licensing) {
