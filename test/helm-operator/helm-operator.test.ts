@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,10 +190,42 @@ describe('Helm operator on the simulated cluster, real helm', () => {
     expect(condition(fixed, 'ReleaseFailed')?.status).toBe('False');
   }, 90_000);
 
+  it('a release left pending by an interrupted helm: Irreconcilable with the way out; after `helm rollback` the change goes through', async () => {
+    await client.create(WebApp, { metadata: { name: 'stuck', namespace: ns }, spec: { service: { port: 80 } } });
+    await eventually(async () => expect((await client.get(WebApp, { namespace: ns, name: 'stuck' })).status?.deployedRelease?.revision).toBe(1), { timeoutMs: 60_000, intervalMs: 250 });
+    await client.patch(WebApp, { namespace: ns, name: 'stuck' }, { type: 'merge', body: { spec: { replicaCount: 2 } } });
+    await eventually(async () => expect((await client.get(WebApp, { namespace: ns, name: 'stuck' })).status?.deployedRelease?.revision).toBe(2), { timeoutMs: 60_000, intervalMs: 250 });
+    // As a helm killed mid-upgrade leaves it: revision 2 pending-upgrade (Helm's record: base64 of gzip of JSON).
+    const key = { namespace: ns, name: 'sh.helm.release.v1.stuck.v2' };
+    const secret = await client.get(Secret, key);
+    const record = JSON.parse(gunzipSync(Buffer.from(Buffer.from(secret.data!.release!, 'base64').toString(), 'base64')).toString());
+    record.info.status = 'pending-upgrade';
+    secret.data!.release = Buffer.from(gzipSync(JSON.stringify(record)).toString('base64')).toString('base64');
+    secret.metadata!.labels!.status = 'pending-upgrade';
+    await client.update(Secret, secret);
+
+    await client.patch(WebApp, { namespace: ns, name: 'stuck' }, { type: 'merge', body: { spec: { replicaCount: 3 } } });
+    const cr = await eventually(async () => {
+      const c = await client.get(WebApp, { namespace: ns, name: 'stuck' });
+      expect(condition(c, 'Irreconcilable')?.status).toBe('True');
+      return c;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    expect(condition(cr, 'Irreconcilable')?.reason).toBe('ReleasePending');
+    expect(condition(cr, 'Irreconcilable')?.message).toContain('another operation (install/upgrade/rollback) is in progress; if no helm runs for it, run `helm rollback stuck -n default`');
+    helmCli('rollback', 'stuck');
+    const done = await eventually(async () => {
+      const c = await client.get(WebApp, { namespace: ns, name: 'stuck' });
+      expect(condition(c, 'Irreconcilable')?.status).toBe('False');
+      return c;
+    }, { timeoutMs: 60_000, intervalMs: 250 });
+    expect(done.status?.deployedRelease?.revision).toBe(4);
+    expect(JSON.parse(helmCli('history', 'stuck', '-o', 'json')).map((h: { status: string }) => h.status)).toEqual(['superseded', 'pending-upgrade', 'superseded', 'deployed']); // Helm keeps the pending record as it was
+  }, 120_000);
+
   it('delete the CR: release uninstalled, its objects and Secrets gone, finalizer removed', async () => {
-    for (const name of ['shop', 'broken']) await client.delete(WebApp, { namespace: ns, name });
+    for (const name of ['shop', 'broken', 'stuck']) await client.delete(WebApp, { namespace: ns, name });
     await eventually(async () => {
-      for (const name of ['shop', 'broken']) {
+      for (const name of ['shop', 'broken', 'stuck']) {
         const err = await client.get(WebApp, { namespace: ns, name }).then(() => undefined, (e: unknown) => e);
         expect(isNotFound(err), `${name} still exists`).toBe(true);
       }

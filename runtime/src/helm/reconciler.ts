@@ -83,7 +83,7 @@ export class HelmReconciler implements Reconciler {
     if (cr.metadata?.deletionTimestamp) {
       if (!hasFinalizer(cr, helmUninstallFinalizer)) return Result.done();
       try {
-        await this.helm.uninstall(name, namespace, ctx.signal);
+        await this.helm.uninstall(name, namespace);
       } catch (err) {
         await this.setStatus(cr, { type: 'ReleaseFailed', status: 'True', reason: 'UninstallError', message: (err as Error).message });
         throw err;
@@ -129,7 +129,9 @@ export class HelmReconciler implements Reconciler {
     const upgrading = Boolean(cr.status?.deployedRelease);
     let release: HelmRelease;
     try {
-      release = await this.helm.upgradeInstall(name, namespace, this.opts.chart, cr.spec ?? {}, ctx.signal);
+      // Not aborted with the reconcile: a helm killed mid-upgrade leaves the release pending-upgrade, which
+      // every later upgrade refuses ("another operation … is in progress"). The manager's hard stop still ends it.
+      release = await this.helm.upgradeInstall(name, namespace, this.opts.chart, cr.spec ?? {});
     } catch (err) {
       if (!(err instanceof HelmError)) throw err;
       const prev = this.failures.get(uid);
@@ -137,7 +139,11 @@ export class HelmReconciler implements Reconciler {
       const wait = Math.min((this.opts.baseBackoffMs ?? 10_000) * 2 ** (count - 1), this.opts.maxBackoffMs ?? 300_000);
       this.failures.set(uid, { digest, count, retryAt: Date.now() + wait });
       ctx.log.info('helm failed', { release: name, error: err.message, retryInMs: wait });
-      await this.setStatus(cr, { type: 'ReleaseFailed', status: 'True', reason: upgrading ? 'UpgradeError' : 'InstallError', message: err.message });
+      const stuck = /another operation \(install\/upgrade\/rollback\) is in progress/.test(err.message);
+      await this.setStatus(cr,
+        { type: 'ReleaseFailed', status: 'True', reason: upgrading ? 'UpgradeError' : 'InstallError', message: err.message },
+        // A release left pending by an interrupted helm (a killed pod) waits for a person: Helm will not guess.
+        ...(stuck ? [{ type: 'Irreconcilable', status: 'True' as const, reason: 'ReleasePending', message: `${err.message}; if no helm runs for it, run \`helm rollback ${name} -n ${namespace}\` (or \`helm uninstall\` a release that never deployed)` }] : []));
       return Result.requeueAfter(wait);
     }
     this.failures.delete(uid);
