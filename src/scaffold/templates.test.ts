@@ -10,7 +10,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
 function templateSets(): string[] {
-  return ['init', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke', ...helmSets.map((s) => `helm/${s}`)];
+  return ['init', 'grafana', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke', ...helmSets.map((s) => `helm/${s}`)];
 }
 
 const helmSets = ['binding', 'chart', 'crd', 'extra', 'role', 'webhook', 'webhook-configuration'];
@@ -19,7 +19,8 @@ describe('templates/', () => {
   it('has no template outside the known sets, so every template is exercised by the command tests', () => {
     const top = readdirSync(templatesRoot).sort();
     // templates/migrate: opgen migrate's own (exercised by src/migrate and test/parity/migrate-*).
-    expect(top).toEqual(['_partials', 'api', 'helm', 'init', 'migrate', 'olm', 'webhook']);
+    // templates/grafana: edit --plugins grafana's (exercised by test/grafana).
+    expect(top).toEqual(['_partials', 'api', 'grafana', 'helm', 'init', 'migrate', 'olm', 'webhook']);
     expect(readdirSync(join(templatesRoot, 'helm')).sort()).toEqual(helmSets);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
     expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['common', 'conversion', 'defaulting', 'spoke', 'validation']);
