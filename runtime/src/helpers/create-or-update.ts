@@ -9,6 +9,14 @@ export type OperationResult = 'created' | 'updated' | 'unchanged';
 
 export type MutateFn<T> = (obj: T) => void | Promise<void>;
 
+/**
+ * What a caller may hand createOrUpdate/createOrPatch before the object exists: its name (and
+ * namespace) and whatever else it knows. A kind whose API requires `spec` (batchv1.CronJob) still takes
+ * a metadata-only stub, as controllerutil.CreateOrUpdate takes a zero-valued Go struct: `mutate` fills
+ * in the rest before anything is written.
+ */
+export type ObjectStub<T extends KubeObject> = Partial<T> & Pick<KubeObject, 'metadata'>;
+
 /** What createOrUpdate needs from a client (a Client, or a manager's client). */
 export type ReadWriter = Reader & Writer;
 
@@ -83,7 +91,8 @@ async function readAndMutate<T extends KubeObject>(client: Reader, kind: Resourc
  * run differs from what is stored and updates. An update conflicts (409) if the object changed meanwhile: return the error so
  * the request is retried.
  */
-export async function createOrUpdate<T extends KubeObject>(client: ReadWriter, kind: ResourceKind<T>, obj: T, mutate: MutateFn<T>): Promise<OperationResult> {
+export async function createOrUpdate<T extends KubeObject>(client: ReadWriter, kind: ResourceKind<T>, stub: T | ObjectStub<T>, mutate: MutateFn<T>): Promise<OperationResult> {
+  const obj = stub as T; // mutate completes it before any write
   const { existing } = await readAndMutate(client, kind, obj, mutate);
   if (!existing) {
     fill(obj, await client.create(kind, obj));
@@ -101,9 +110,10 @@ export async function createOrUpdate<T extends KubeObject>(client: ReadWriter, k
 export async function createOrPatch<T extends KubeObject>(
   client: ReadWriter & { status(): StatusWriter },
   kind: ResourceKind<T>,
-  obj: T,
+  stub: T | ObjectStub<T>,
   mutate: MutateFn<T>,
 ): Promise<OperationResult> {
+  const obj = stub as T; // mutate completes it before any write
   const { key, existing } = await readAndMutate(client, kind, obj, mutate);
   if (!existing) {
     const status = (obj as { status?: unknown }).status;

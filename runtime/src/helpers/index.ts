@@ -16,5 +16,5 @@ export {
 } from './conditions.js';
 export {
   createOrUpdate, createOrPatch, mergePatchFrom, jsonEqual, MutateChangedKeyError,
-  type OperationResult, type MutateFn, type ReadWriter,
+  type OperationResult, type MutateFn, type ReadWriter, type ObjectStub,
 } from './create-or-update.js';
