@@ -151,7 +151,9 @@ describe('opgen create api', () => {
     expect(r.code).toBe(0);
     const types = read('src/api/v1alpha1/memcached-types.ts');
     expect(types).toMatch(/\+listType=map\n\s*\* \+listMapKey=type\n\s*\*\/\n\s*conditions\?: Condition\[\];/);
-    expect(types).toMatch(/\+kubebuilder:object:root=true\n \* \+kubebuilder:subresource:status\n \*\/\nexport interface Memcached \{/);
+    expect(types).toMatch(/\+kubebuilder:object:root=true\n \* \+kubebuilder:subresource:status\n( \* \+kubebuilder:printcolumn:.*\n){4} \*\/\nexport interface Memcached \{/);
+    // kubectl get shows Ready's status, reason, time since its transition, and the age (test/grafana checks it on an API server).
+    expect(types).toContain(' * +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\\"Ready\\")].status"\n');
     expect(types).toMatch(/\+kubebuilder:object:root=true\n \*\/\nexport interface MemcachedList \{/);
     expect(types).toContain("export const Memcached = GroupVersion.kind<Memcached>('Memcached', { plural: 'memcacheds', namespaced: true });");
     expect(read('src/api/v1alpha1/groupversion-info.ts')).toContain('// +groupName=cache.example.com\n');
