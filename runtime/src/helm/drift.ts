@@ -34,5 +34,21 @@ export function firstDifference(wanted: unknown, live: unknown, path = ''): stri
     }
     return undefined;
   }
-  return String(wanted) === String(live) ? undefined : path || '/';
+  if (String(wanted) === String(live)) return undefined;
+  // The API server writes resource quantities in canonical form: a chart's cpu: 0.5 is live as 500m.
+  const [a, b] = [quantity(wanted), quantity(live)];
+  return a !== undefined && b !== undefined && Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) ? undefined : path || '/';
+}
+
+const suffixes: Record<string, number> = {
+  '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+};
+
+/** The value of a Kubernetes quantity ("500m", "1Gi", "0.5", "1e3"), or undefined for other text. */
+function quantity(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  const m = typeof v === 'string' ? /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+))?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(v) : null;
+  if (!m) return undefined;
+  return Number(m[1]) * 10 ** Number(m[2] ?? 0) * suffixes[m[3] ?? '']!;
 }

@@ -81,4 +81,13 @@ describe('drift', () => {
     expect(firstDifference({ data: { port: 8080 } }, { data: { port: '8080' } })).toBeUndefined();
     expect(firstDifference({ spec: { x: null } }, { spec: {} })).toBeUndefined();
   });
+
+  it('firstDifference: quantities the API server rewrote are the same value', () => {
+    const limits = (cpu: unknown, memory: unknown) => ({ resources: { limits: { cpu, memory } } });
+    expect(firstDifference(limits('0.5', '1Gi'), limits('500m', '1024Mi'))).toBeUndefined();
+    expect(firstDifference(limits(2, '1e3'), limits('2', '1k'))).toBeUndefined();
+    expect(firstDifference(limits('0.5', '1G'), limits('500m', '1Gi'))).toBe('/resources/limits/memory');
+    expect(firstDifference(limits('250m', '1Gi'), limits('500m', '1Gi'))).toBe('/resources/limits/cpu');
+    expect(firstDifference({ image: 'nginx:1.27' }, { image: 'nginx:1.28' })).toBe('/image');
+  });
 });
