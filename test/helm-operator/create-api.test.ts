@@ -122,6 +122,21 @@ describe('create api --helm-chart <folder>', () => {
   });
 });
 
+describe('with the Helm chart of the operator (opgen generate helm, docs/helm.md)', () => {
+  it('the operator\'s chart carries the Helm kind\'s CRD, its RBAC and the manager\'s /tmp volume', async () => {
+    await opgenOk(dir, 'generate');
+    await opgenOk(dir, 'generate', 'helm');
+    const env = { ...process.env, HELM_CACHE_HOME: join(dir, '..', 'hc'), HELM_CONFIG_HOME: join(dir, '..', 'hf'), HELM_DATA_HOME: join(dir, '..', 'hd') };
+    execFileSync(process.env.HELM_BINARY!, ['lint', join(dir, 'dist/chart')], { env });
+    const objects = parseAllDocuments(execFileSync(process.env.HELM_BINARY!, ['template', 'op', join(dir, 'dist/chart')], { encoding: 'utf8', env })).map((d) => d.toJS()).filter(Boolean);
+    expect(objects.some((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === 'webapps.apps.example.com')).toBe(true);
+    const rules = objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules ?? []) as Array<{ resources: string[] }>;
+    expect(rules.some((r) => r.resources.includes('deployments'))).toBe(true);
+    const manager = objects.find((o) => o.kind === 'Deployment');
+    expect(manager.spec.template.spec.volumes).toContainEqual({ name: 'helm-tmp', emptyDir: {} });
+  }, 90_000);
+});
+
 describe('create api --helm-chart <packaged .tgz> with a packaged dependency', () => {
   it('unpacks both, finds the dependency\'s kinds for RBAC, and the copy renders as the package does', async () => {
     const work = join(dir, '..', 'tgz');
