@@ -181,6 +181,25 @@ describe('opgen edit --plugins grafana', () => {
     expect(refused.stderr).toContain('spec.groups[0].rules[0].for');
   });
 
+  it('a rerun changes nothing (the rule is listed once, an edited rule is kept); --dry-run writes nothing', async () => {
+    const rule = join(project, 'config/prometheus/prometheus_rule.yaml');
+    const tuned = readFileSync(rule, 'utf8').replace('> 900', '> 1800');
+    writeFileSync(rule, tuned);
+    const before = snapshot(project);
+    await opgenOk(project, 'edit', '--plugins', 'grafana');
+    expect(snapshot(project)).toEqual(before);
+    expect(readFileSync(join(project, 'config/prometheus/kustomization.yaml'), 'utf8').match(/^- prometheus_rule\.yaml$/gm)).toHaveLength(1);
+    const { dir: fresh, cleanup: cleanFresh } = tempDir('grafana-dry-', 'dry-operator');
+    try {
+      await opgenOk(fresh, 'init', '--domain', 'example.com', '--skip-install');
+      const untouched = snapshot(fresh);
+      await opgenOk(fresh, 'edit', '--plugins', 'grafana', '--dry-run');
+      expect(snapshot(fresh)).toEqual(untouched);
+    } finally {
+      cleanFresh();
+    }
+  });
+
   it('refuses an unknown plugin in one line and leaves the tree unchanged', async () => {
     const before = snapshot(project);
     const r = await opgen(project, 'edit', '--plugins', 'grafana,prometheus');
