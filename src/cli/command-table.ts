@@ -38,6 +38,8 @@ export const groups: Record<string, string> = {
   create: 'Scaffold a Kubernetes API (types, controller, manifests) or webhooks in an opgen project',
   'generate kustomize': 'Generate kustomize bases (operator-sdk\'s `generate kustomize`)',
   bundle: 'Work with OLM bundles',
+  crd: 'Check CRD changes for upgrade safety (operator-controller\'s preflight)',
+  catalog: 'Render and validate OLM file-based catalogs',
   migrate: 'Move a Go kubebuilder API to opgen',
 };
 
