@@ -590,7 +590,15 @@ interface PriorityOutcome {
 /** One restart: the operator lists `n` Ready Widgets; as its first reconciles run, the last one is edited. */
 async function restartAndEdit(env: TestEnv, namespace: string, n: number, usePriorityQueue: boolean, logPath: string): Promise<PriorityOutcome> {
   const objects = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const operator = await startTsOperator(env, namespace, usePriorityQueue, logPath);
+  // The Widget to edit, and a watch on it from there, before the operator starts: neither a read nor
+  // the opening of a watch is then on the path from the edit to the figure.
+  const name = widgetName(n - 1);
+  const current = (await objects.getNamespacedCustomObject({ ...widgets, namespace, name })) as WatchedWidget & { spec: { data: Record<string, string> } };
+  const watcher = allReady(env.kubeConfig.toClientNode() as KubeConfig, namespace, new Set([name]), current.metadata!.resourceVersion!);
+  const operator = await startTsOperator(env, namespace, usePriorityQueue, logPath).catch((err: unknown) => {
+    watcher.stop();
+    throw err;
+  });
   try {
     let firstAt = 0;
     for (const deadline = performance.now() + 120_000; ; ) {
@@ -601,13 +609,11 @@ async function restartAndEdit(env: TestEnv, namespace: string, n: number, usePri
       if (performance.now() > deadline) throw new Error(`no reconcile within 120 s of the restart (see ${logPath})`);
       await sleep(20);
     }
-    const name = widgetName(n - 1);
-    const current = (await objects.getNamespacedCustomObject({ ...widgets, namespace, name })) as WatchedWidget & { spec: { data: Record<string, string> } };
+    // Its status is Ready at the old generation, so the watch resolves only once the edit is reconciled.
     const body = { ...current, spec: { data: { ...current.spec.data, edited: String(usePriorityQueue) } } };
-    const edited = (await objects.replaceNamespacedCustomObject({ ...widgets, namespace, name, body })) as WatchedWidget;
+    await objects.replaceNamespacedCustomObject({ ...widgets, namespace, name, body });
     const editedAt = performance.now();
     const reconcilesBeforeEdit = (await progress(operator.metricsPort)).reconciles;
-    const watcher = allReady(env.kubeConfig.toClientNode() as KubeConfig, namespace, new Set([name]), edited.metadata!.resourceVersion!);
     let timer: NodeJS.Timeout | undefined;
     const readyAt = await Promise.race([
       watcher.done,
@@ -627,6 +633,7 @@ async function restartAndEdit(env: TestEnv, namespace: string, n: number, usePri
     }
     return { usePriorityQueue, latencyMs: readyAt - editedAt, reconcilesBeforeEdit, drainMs: drainedAt - firstAt };
   } finally {
+    watcher.stop();
     await operator.stop();
   }
 }
