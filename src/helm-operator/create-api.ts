@@ -121,7 +121,7 @@ export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions
     if (o.dryRun) return 0;
     ctx.out(`${gvk.kind} is served by ${chartPath} (${chart.name} ${chart.version ?? ''}). Next: generate the RBAC from the markers and try it:`);
     ctx.out('$ npm run manifests');
-    ctx.out(`$ kubectl apply -k config/crd && npm start   # needs helm on PATH, or HELM_BINARY`);
+    ctx.out('Then, against a cluster: npm run install-crds && npm start (helm on PATH, or HELM_BINARY); docs/helm-operator.md walks through it.');
     return 0;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -137,6 +137,17 @@ describe('with the Helm chart of the operator (opgen generate helm, docs/helm.md
   }, 90_000);
 });
 
+describe('with an OLM bundle (npm run bundle)', () => {
+  it('the bundle owns the chart kind\'s CRD and validates', async () => {
+    await opgenOk(dir, 'generate', 'kustomize', 'manifests');
+    await opgenOk(dir, 'generate', 'bundle', '--version', '0.0.1');
+    expect(read('bundle/manifests/apps.example.com_webapps.yaml')).toContain('kind: CustomResourceDefinition');
+    const csv = parse(read('bundle/manifests/webapp-operator.clusterserviceversion.yaml'));
+    expect(csv.spec.customresourcedefinitions.owned).toContainEqual(expect.objectContaining({ name: 'webapps.apps.example.com', kind: 'WebApp', version: 'v1alpha1' }));
+    expect((await opgenOk(dir, 'bundle', 'validate', 'bundle')).stdout).toContain('bundle is valid');
+  }, 60_000);
+});
+
 describe('create api --helm-chart <packaged .tgz> with a packaged dependency', () => {
   it('unpacks both, finds the dependency\'s kinds for RBAC, and the copy renders as the package does', async () => {
     const work = join(dir, '..', 'tgz');
