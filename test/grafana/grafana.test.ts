@@ -219,8 +219,8 @@ describe("the scaffold's printer columns", () => {
       expect(header).toEqual(['NAME', 'READY', 'REASON', 'SINCE', 'AGE']);
       expect(rows.map((row) => row.slice(0, 3))).toEqual([['ready', 'True', 'Available'], ['waiting', 'False', 'WaitingForPods']]);
       for (const row of rows) {
-        expect(row[3]).toMatch(/^\d+s$/);
-        expect(row[4]).toMatch(/^\d+s$/);
+        expect(row[3]).toMatch(/^(\d+m)?\d+s$|^\d+m$/);
+        expect(row[4]).toMatch(/^(\d+m)?\d+s$|^\d+m$/);
       }
     }, { timeoutMs: 30_000 });
   });
