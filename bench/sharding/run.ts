@@ -4,7 +4,7 @@
 // Guestbooks are created (50 at a time) in a namespace of their own; the time is from the first create
 // to every Guestbook's Ready condition written (each replica prints a line per reconcile after its
 // status write). CPU is user + sys of every replica process (from /proc) over the same span, peak RSS
-// is each replica's VmHWM.
+// is each replica's VmHWM. Replicas run with the scaffolded image's node flags and environment.
 // --mode server (default): the API server's shard selector is on (--feature-gates=ShardedListAndWatch=true),
 // so each replica lists and watches only its share; --mode client: the gate is off and each replica
 // lists everything, keeping its share.
@@ -57,10 +57,25 @@ interface Replica {
   exited: Promise<void>;
 }
 
+/**
+ * The node flags and environment of the scaffolded image (templates/init/Dockerfile.hbs: its ENTRYPOINT's
+ * flags and ENV lines), so each replica runs as a deployed operator does.
+ */
+function scaffoldImage(): { flags: string[]; env: Record<string, string> } {
+  const dockerfile = readFileSync(join(repo, 'templates/init/Dockerfile.hbs'), 'utf8');
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) fail('templates/init/Dockerfile.hbs has no ENTRYPOINT ["…"] line to take the node flags from');
+  const flags = (JSON.parse(entrypoint) as string[]).filter((a) => a.startsWith('--'));
+  const env: Record<string, string> = {};
+  for (const m of dockerfile.matchAll(/^ENV (\w+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
+  return { flags, env };
+}
+const image = scaffoldImage();
+
 function startReplica(id: string, kubeconfigPath: string, namespace: string): Replica {
-  const child = spawn(process.execPath, [replicaScript, runtimeDist, kubeconfigPath, namespace, id], {
+  const child = spawn(process.execPath, [...image.flags, replicaScript, runtimeDist, kubeconfigPath, namespace, id], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, OPGEN_READY: '1', OPGEN_LEASE_MS: '15000', OPGEN_RENEW_MS: '10000', OPGEN_RETRY_MS: '2000' },
+    env: { ...image.env, ...process.env, OPGEN_READY: '1', OPGEN_LEASE_MS: '15000', OPGEN_RENEW_MS: '10000', OPGEN_RETRY_MS: '2000' },
   });
   const replica: Replica = { child, gauges: {}, done: new Set(), exited: new Promise((resolve) => child.on('exit', () => resolve())) };
   let buffered = '';
@@ -109,6 +124,7 @@ const env = await startTestEnv({ crdPaths: [crd], apiServerFlags: serverSide ? {
 const client = createClient(env.kubeConfig);
 try {
   say('objects', String(count));
+  say('replica node flags', `${image.flags.join(' ')} ${Object.entries(image.env).map(([k, v]) => `${k}=${process.env[k] ?? v}`).join(' ')}`);
   say('mode', serverSide ? 'server-side shard selector (ShardedListAndWatch on)' : 'client-side filter (gate off)');
   const one = await run(env, client, 1);
   say('1 replica: time to all Ready', `${one.seconds.toFixed(1)} s`);
