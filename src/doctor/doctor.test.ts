@@ -213,6 +213,12 @@ describe('opgen doctor on the API server', () => {
 });
 
 describe('doctor checks without a cluster', () => {
+  it('a malformed --service-account is one line naming the flag, before any cluster access', async () => {
+    const r = await opgen(dir, 'doctor', '--kubeconfig', '/nonexistent', '--service-account', 'just-a-name');
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe("--service-account: error: 'just-a-name' is not <namespace>/<name> (write it as my-operator-system/my-operator-controller-manager)");
+  });
+
   it('a server outside the window: older lists the CEL libraries its API server refuses; newer is a warning', () => {
     const all = new Set(['v1', 'apps/v1']);
     const [older] = versionFindings({ major: '1', minor: '30', gitVersion: 'v1.30.2' }, all, undefined);
