@@ -101,6 +101,27 @@ describe('opgen dev', () => {
     expect(probe).toBe('refused');
   }, STEP);
 
+  it('--cluster starts the simulated cluster, runs the operator on it, and stops both on exit', async () => {
+    const log: string[] = [];
+    const stop = new AbortController();
+    const health = await freePort();
+    const running = devCommand({ cwd: project, out: (l) => log.push(l), err: (l) => log.push(l) }, { cluster: true, args: [`--health-probe-bind-address=127.0.0.1:${health}`] }, stop.signal);
+    let server = '';
+    try {
+      const deadline = Date.now() + 180_000;
+      while (Date.now() < deadline && !log.some((l) => /"msg":"starting manager"/.test(l))) await new Promise((r) => setTimeout(r, 100));
+      server = /^dev: simulated cluster at (\S+);/.exec(log.find((l) => l.startsWith('dev: simulated cluster at ')) ?? '')?.[1] ?? '';
+      expect(server, log.join('\n')).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(log).toContainEqual(`dev: running dist/main.js against ${server}; watching src/ (Ctrl-C stops)`);
+    } finally {
+      stop.abort();
+      expect(await running).toBe(0);
+    }
+    // The cluster is gone with it.
+    const after = await fetch(`${server}/version`).then(() => 'answered', (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message);
+    expect(after).toBe('ECONNREFUSED');
+  }, STEP);
+
   it('refuses webhooks against an API server that is not on this machine, in one line, unless --webhook-url', async () => {
     const remote = join(work, 'remote');
     mkdirSync(remote);
