@@ -181,6 +181,28 @@ describe('opgen edit --plugins grafana', () => {
     expect(refused.stderr).toContain('spec.groups[0].rules[0].for');
   });
 
+  it("the rules select the metrics Service's job, rendered by kustomize and by the Helm chart under a release name", async () => {
+    const k = join(project, 'config/default/kustomization.yaml');
+    writeFileSync(k, readFileSync(k, 'utf8').replace('#- ../prometheus', '- ../prometheus'));
+    await opgenOk(project, 'generate', 'helm');
+    const renderings = {
+      kustomize: execFileSync('kubectl', ['kustomize', join(project, 'config/default')], { encoding: 'utf8' }),
+      helm: execFileSync(ciTool('OPGEN_HELM', 'helm.sh'), ['template', 'rel', join(project, 'dist/chart')], { encoding: 'utf8' }),
+    };
+    for (const [how, text] of Object.entries(renderings)) {
+      const objects = parseAllDocuments(text).map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec: { groups: { rules: { expr: string }[] }[] } }).filter(Boolean);
+      const service = objects.find((o) => o.kind === 'Service' && o.metadata.name.endsWith('controller-manager-metrics-service'))!.metadata.name;
+      const rules = objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec.groups.flatMap((g) => g.rules));
+      expect(rules.length, how).toBe(5);
+      for (const r of rules) {
+        const jobs = [...r.expr.matchAll(/job=~"([^"]*)"/g)].map((m) => m[1]!);
+        expect(jobs.length, `${how}: ${r.expr}`).toBeGreaterThan(0);
+        // PromQL regular expressions are anchored at both ends.
+        for (const j of jobs) expect(service, `${how}: ${r.expr}`).toMatch(new RegExp(`^(?:${j})$`));
+      }
+    }
+  });
+
   it('a rerun changes nothing (the rule is listed once, an edited rule is kept); --dry-run writes nothing', async () => {
     const rule = join(project, 'config/prometheus/prometheus_rule.yaml');
     const tuned = readFileSync(rule, 'utf8').replace('> 900', '> 1800');

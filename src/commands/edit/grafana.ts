@@ -30,8 +30,10 @@ export function parsePlugins(value: string): 'grafana'[] {
 export function addGrafana(tree: Tree, project: ProjectConfig): { project: ProjectConfig; notes: string[] } {
   const data = {
     projectName: project.projectName,
-    // The ServiceMonitor's scrape labels every series with job = the metrics Service's name.
-    job: `${project.projectName}-controller-manager-metrics-service`,
+    // The ServiceMonitor's scrape labels every series with job = the metrics Service's name: kustomize's
+    // <project>-controller-manager-metrics-service, or the Helm chart's, prefixed with the release name.
+    // (A project name is a DNS label: nothing in it is special in a regular expression.)
+    job: `.*${project.projectName}-controller-manager-metrics-service`,
     alertPrefix: project.projectName.split(/[^a-zA-Z0-9]+/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''),
   };
   renderTemplates(tree, 'grafana', { data });
