@@ -174,6 +174,18 @@ export const commands: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['update'],
+    summary: "Upgrade the project to this opgen's scaffold (a 3-way merge; conflicts left as markers)",
+    options: [
+      { flags: '--from <spec>', description: "the opgen that scaffolded the project, as npm installs it: a version (opgen@0.1.0), a tarball or a folder (default: opgen@<PROJECT's cliVersion>)" },
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { updateCommand } = await import('../update/index.js');
+      return updateCommand(ctx, { from: str(o.from), dryRun: o.dryRun === true });
+    },
+  },
+  {
     path: ['generate'],
     aliases: ['manifests'],
     args: '[targets...]',

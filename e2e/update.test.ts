@@ -1,0 +1,131 @@
+// `opgen update` on a project the previous release (b23796b) scaffolded: that opgen's packed tarball is
+// the --from, so update installs it with npm and replays PROJECT with it (the base; both tarballs are version 0.1.0) and with this opgen
+// (theirs). Between the two releases the leader-election Role lost configmaps, the manager's grace period
+// went from 10 to 40 s and package.json lost @kubernetes/client-node: those must arrive, and the user's
+// edits (controller, types, config, a package.json script) must stay; an edit on the grace period line
+// itself is a conflict, written as git's markers and listed.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { opgen } from '../src/testdata/cli.js';
+import { snapshot } from '../src/testdata/files.js';
+import { opgenVersion } from '../src/common/version.js';
+import { PREVIOUS, previousRelease } from './previous-release.js';
+
+const STEP = 600_000;
+
+describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
+  let work: string;
+  let pristine: string;
+  let tarball: string;
+
+  const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
+  const edit = (dir: string, path: string, change: (text: string) => string) => {
+    const before = read(dir, path);
+    const after = change(before);
+    expect(after, path).not.toBe(before);
+    writeFileSync(join(dir, path), after);
+  };
+  const copy = (name: string) => {
+    const dir = join(work, name, 'memcached-operator');
+    cpSync(pristine, dir, { recursive: true });
+    return dir;
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'opgen-e2e-update-'));
+    // opgen's tarball with its @opgen/runtime's (not on the registry), as --from takes them.
+    const previous = await previousRelease();
+    tarball = `${previous.opgen},${previous.runtime}`;
+    // The previous opgen's CLI, installed as a user would have it.
+    const cli = join(work, 'old-cli');
+    mkdirSync(cli);
+    writeFileSync(join(cli, 'package.json'), '{"private":true}\n');
+    await execa('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', previous.opgen, previous.runtime], { cwd: cli });
+    const old = (dir: string, ...argv: string[]) => execa(process.execPath, [join(cli, 'node_modules/opgen/bin/opgen.js'), ...argv], { cwd: dir });
+    pristine = join(work, 'pristine', 'memcached-operator');
+    mkdirSync(pristine, { recursive: true });
+    await old(pristine, 'init', '--domain', 'example.com', '--skip-install');
+    await old(pristine, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
+    expect(read(pristine, 'config/manager/manager.yaml')).toContain('terminationGracePeriodSeconds: 10');
+    expect(read(pristine, 'config/rbac/leader_election_role.yaml')).toContain('configmaps');
+  }, STEP);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("keeps the user's edits, brings the new scaffold's changes, bumps cliVersion; --dry-run writes nothing", async () => {
+    const p = copy('edited');
+    const controller = 'src/controller/memcached-controller.ts';
+    const types = 'src/api/v1alpha1/memcached-types.ts';
+    edit(p, controller, (t) => `${t}\nexport const userReconcileNote = 'kept';\n`);
+    edit(p, types, (t) => t.replace(/(export interface MemcachedSpec \{\n)/, '$1  /** The user\'s field. */\n  size?: number;\n'));
+    edit(p, 'config/manager/manager.yaml', (t) => t.replace('replicas: 1', 'replicas: 2'));
+    edit(p, 'package.json', (t) => t.replace('"scripts": {\n', '"scripts": {\n    "user:hello": "echo hello",\n'));
+
+    // Both releases are version 0.1.0, so an older recorded version stands in for the bump to show.
+    edit(p, 'PROJECT', (t) => t.replace(/^cliVersion: .*$/m, 'cliVersion: 0.0.9'));
+
+    const before = snapshot(p);
+    const dry = await opgen(p, 'update', '--from', tarball, '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('UPDATE config/rbac/leader_election_role.yaml');
+    expect(dry.stdout).toContain('UPDATE config/manager/manager.yaml');
+    expect(dry.stdout).not.toContain('CONFLICT');
+    expect(snapshot(p)).toEqual(before);
+
+    const r = await opgen(p, 'update', '--from', tarball);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('CONFLICT');
+    // The user's edits.
+    expect(read(p, controller)).toContain("export const userReconcileNote = 'kept';");
+    expect(read(p, types)).toContain('  size?: number;');
+    const manager = read(p, 'config/manager/manager.yaml');
+    expect(manager).toContain('replicas: 2');
+    const pkg = JSON.parse(read(p, 'package.json')) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
+    expect(pkg.scripts['user:hello']).toBe('echo hello');
+    // The new scaffold's changes.
+    expect(manager).toContain('terminationGracePeriodSeconds: 40');
+    expect(manager).not.toContain('terminationGracePeriodSeconds: 10');
+    expect(read(p, 'config/rbac/leader_election_role.yaml')).not.toContain('configmaps');
+    expect(read(p, types)).toContain('+kubebuilder:printcolumn:name="Ready"');
+    expect(pkg.devDependencies['@kubernetes/client-node']).toBeUndefined();
+    expect(read(p, 'PROJECT')).toContain(`cliVersion: ${opgenVersion()}`);
+    // Nothing else of the user's changed: apart from the merged files, the tree is as it was.
+    const after = snapshot(p);
+    const changed = Object.keys(after).filter((k) => after[k] !== before[k]).sort();
+    expect(changed).toEqual(['PROJECT', 'config/manager/manager.yaml', 'config/rbac/leader_election_role.yaml', 'package.json', types]);
+  }, STEP);
+
+  it('an edit on a line the new scaffold changed: a conflict with both sides, listed; the rest merged', async () => {
+    const p = copy('conflict');
+    edit(p, 'config/manager/manager.yaml', (t) => t.replace('terminationGracePeriodSeconds: 10', 'terminationGracePeriodSeconds: 20'));
+    const r = await opgen(p, 'update', '--from', tarball);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('CONFLICT config/manager/manager.yaml (1 conflict: resolve the <<<<<<< ======= >>>>>>> markers)');
+    const manager = read(p, 'config/manager/manager.yaml');
+    expect(manager).toMatch(/<<<<<<< yours\n\s+terminationGracePeriodSeconds: 20\n=======\n[\s\S]*terminationGracePeriodSeconds: 40\n>>>>>>> opgen \S+ scaffold\n/);
+    expect(read(p, 'config/rbac/leader_election_role.yaml')).not.toContain('configmaps');
+  }, STEP);
+
+  it('an unedited project becomes exactly what this opgen scaffolds', async () => {
+    const p = copy('unedited');
+    const r = await opgen(p, 'update', '--from', tarball);
+    expect(r.code, r.stderr).toBe(0);
+    const fresh = join(work, 'fresh', 'memcached-operator');
+    mkdirSync(fresh, { recursive: true });
+    expect((await opgen(fresh, 'init', '--domain', 'example.com', '--skip-install')).code).toBe(0);
+    expect((await opgen(fresh, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached')).code).toBe(0);
+    expect(snapshot(p)).toEqual(snapshot(fresh));
+  }, STEP);
+
+  it('refuses a --from npm cannot install, in one line, writing nothing', async () => {
+    const p = copy('refused');
+    const before = snapshot(p);
+    const r = await opgen(p, 'update', '--from', './no-such-opgen.tgz');
+    expect(r.code).toBe(1);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^--from: error: .*no-such-opgen\.tgz does not exist \(name an opgen tarball/);
+    expect(snapshot(p)).toEqual(before);
+  });
+});
