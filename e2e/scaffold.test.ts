@@ -20,7 +20,7 @@ describe('scaffold end to end (packed tarballs)', () => {
   /** The CLI from the opgen tarball (before the project has its own node_modules). */
   let packedCli: string;
 
-  const run = (file: string, args: string[], options: Options = {}) =>
+  const run = (file: string, args: string[], options: Pick<Options, 'env' | 'extendEnv'> = {}) =>
     execa(file, args, { cwd: project, reject: false, all: true, env: { ...process.env, OPGEN_DEBUG: '1' }, ...options });
 
   beforeAll(async () => {

@@ -29,7 +29,7 @@ describe('webhooks end to end (packed tarballs)', () => {
   let tarballs: { opgen: string; runtime: string };
   let packedCli: string;
 
-  const run = (file: string, args: string[], options: Options = {}) =>
+  const run = (file: string, args: string[], options: Pick<Options, 'env' | 'extendEnv'> = {}) =>
     execa(file, args, { cwd: project, reject: false, all: true, env: { ...process.env, OPGEN_DEBUG: '1' }, ...options });
 
   beforeAll(async () => {
