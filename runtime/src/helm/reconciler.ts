@@ -7,15 +7,12 @@ import { join, relative } from 'node:path';
 import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
 import type { Client } from '../client/client.js';
-import { isConflict, isNotFound } from '../client/errors.js';
 import type { Controller } from '../controller/controller.js';
 import type { Predicate } from '../controller/predicates.js';
-import { addFinalizer, hasFinalizer, removeFinalizer } from '../helpers/finalizers.js';
-import { setConditions, type ObjectConditionInput } from '../helpers/conditions.js';
 import type { Condition } from '../api/types.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { Manager } from '../manager/manager.js';
-import { Result, type ReconcileContext, type Reconciler, type Request } from '../reconcile/index.js';
+import type { ObjectConditionInput, ReconcileContext, Reconciler, Request, Result } from '../index.js';
 import { firstDifference, manifestObjects } from './drift.js';
 import { HelmCli, HelmError, type HelmRelease } from './helm-cli.js';
 
@@ -55,6 +52,14 @@ export interface HelmReconcilerOptions {
 
 interface Failure { digest: string; count: number; retryAt: number }
 
+/**
+ * The runtime's helpers, through the package's main entry, imported when first used. A static import
+ * would make the bundler (runtime/build/bundle.mjs) move everything this entry shares with the main one
+ * into a chunk that every operator loads; the operator has loaded the main entry already, so this
+ * import costs nothing at run time.
+ */
+const rt = (): Promise<typeof import('../index.js')> => import('../index.js');
+
 export class HelmReconciler implements Reconciler {
   readonly helm: HelmCli;
   private readonly chartDigest: string;
@@ -68,12 +73,13 @@ export class HelmReconciler implements Reconciler {
   }
 
   async reconcile(req: Request, ctx: ReconcileContext): Promise<Result> {
+    const { addFinalizer, hasFinalizer, isNotFound, removeFinalizer } = await rt();
     const { client, kind } = this.opts;
     let cr: HelmReleaseObject;
     try {
       cr = await client.get(kind, req);
     } catch (err) {
-      if (isNotFound(err)) return Result.done();
+      if (isNotFound(err)) return {};
       throw err;
     }
     const name = cr.metadata!.name!;
@@ -81,7 +87,7 @@ export class HelmReconciler implements Reconciler {
     const uid = cr.metadata!.uid ?? `${namespace}/${name}`;
 
     if (cr.metadata?.deletionTimestamp) {
-      if (!hasFinalizer(cr, helmUninstallFinalizer)) return Result.done();
+      if (!hasFinalizer(cr, helmUninstallFinalizer)) return {};
       try {
         await this.helm.uninstall(name, namespace);
       } catch (err) {
@@ -93,7 +99,7 @@ export class HelmReconciler implements Reconciler {
       this.failures.delete(uid);
       this.repaired.delete(uid);
       ctx.log.info('release uninstalled', { release: name });
-      return Result.done();
+      return {};
     }
 
     if (addFinalizer(cr, helmUninstallFinalizer)) cr = await client.update(kind, cr);
@@ -118,7 +124,7 @@ export class HelmReconciler implements Reconciler {
     const failed = this.failures.get(uid);
     if (failed && failed.digest === digest && Date.now() < failed.retryAt) {
       // The same input failed before: wait out the backoff instead of running helm again.
-      return Result.requeueAfter(failed.retryAt - Date.now());
+      return { requeueAfter: failed.retryAt - Date.now() };
     }
     return this.install(cr, digest, uid, ctx);
   }
@@ -144,7 +150,7 @@ export class HelmReconciler implements Reconciler {
         { type: 'ReleaseFailed', status: 'True', reason: upgrading ? 'UpgradeError' : 'InstallError', message: err.message },
         // A release left pending by an interrupted helm (a killed pod) waits for a person: Helm will not guess.
         ...(stuck ? [{ type: 'Irreconcilable', status: 'True' as const, reason: 'ReleasePending', message: `${err.message}; if no helm runs for it, run \`helm rollback ${name} -n ${namespace}\` (or \`helm uninstall\` a release that never deployed)` }] : []));
-      return Result.requeueAfter(wait);
+      return { requeueAfter: wait };
     }
     this.failures.delete(uid);
     const manifestDigest = sha256(release.manifest ?? '');
@@ -159,7 +165,7 @@ export class HelmReconciler implements Reconciler {
       { type: 'ReleaseFailed', status: 'False', reason: reason ?? (upgrading ? 'UpgradeSuccessful' : 'InstallSuccessful'), message: '' },
       { type: 'Irreconcilable', status: 'False', reason: 'ReconcileSuccessful', message: '' });
     ctx.log.info('release deployed', { release: release.name, revision: release.version });
-    return Result.done();
+    return {};
   }
 
   /**
@@ -172,12 +178,12 @@ export class HelmReconciler implements Reconciler {
     const drift = await this.findDrift(release, ctx);
     if (!drift) {
       this.repaired.delete(uid);
-      return Result.done();
+      return {};
     }
     const key = `${sha256(release.manifest ?? '')} ${drift}`;
     if (this.repaired.get(uid) === key) {
       await this.setStatus(cr, { type: 'Irreconcilable', status: 'True', reason: 'ReconcileError', message: `${drift} still differs from the release after a repair` });
-      return Result.done();
+      return {};
     }
     this.repaired.set(uid, key);
     ctx.log.info('release drifted; upgrading to repair it', { release: release.name, drift });
@@ -185,6 +191,7 @@ export class HelmReconciler implements Reconciler {
   }
 
   private async findDrift(release: HelmRelease, ctx: ReconcileContext): Promise<string | undefined> {
+    const { isNotFound } = await rt();
     for (const obj of manifestObjects(release.manifest)) {
       const kind = (this.opts.dependentKinds ?? []).find((k) => k.apiVersion === obj.apiVersion && k.kind === obj.kind);
       if (!kind) continue;
@@ -210,6 +217,7 @@ export class HelmReconciler implements Reconciler {
    * status would name an older revision than `helm list`.
    */
   private async setStatus(cr: HelmReleaseObject, ...conditions: ObjectConditionInput[]): Promise<HelmReleaseObject> {
+    const { isConflict, setConditions } = await rt();
     setConditions(cr, ...conditions);
     try {
       return await this.opts.client.status().update(this.opts.kind, cr);
