@@ -71,6 +71,7 @@ describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('UPDATE config/rbac/leader_election_role.yaml');
     expect(dry.stdout).toContain('UPDATE config/manager/manager.yaml');
+    expect(dry.stdout).toContain('CREATE .github/workflows/opgen-update.yml');
     expect(dry.stdout).not.toContain('CONFLICT');
     expect(snapshot(p)).toEqual(before);
 
@@ -94,7 +95,7 @@ describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
     // Nothing else of the user's changed: apart from the merged files, the tree is as it was.
     const after = snapshot(p);
     const changed = Object.keys(after).filter((k) => after[k] !== before[k]).sort();
-    expect(changed).toEqual(['PROJECT', 'config/manager/manager.yaml', 'config/rbac/leader_election_role.yaml', 'package.json', types]);
+    expect(changed).toEqual(['.github/workflows/opgen-update.yml', 'PROJECT', 'config/manager/manager.yaml', 'config/rbac/leader_election_role.yaml', 'package.json', types]);
   }, STEP);
 
   it('an edit on a line the new scaffold changed: a conflict with both sides, listed; the rest merged', async () => {
