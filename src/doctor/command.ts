@@ -36,7 +36,7 @@ export async function runDoctor(cwd: string, opts: Omit<DoctorOptions, 'output'>
       ...version.findings,
       ...(await checkCrds(kubectl, project.crds)),
       ...(await checkRbac(kubectl, project)),
-      ...(await checkWebhooks(kubectl, project.webhookConfigurations)),
+      ...(await checkWebhooks(kubectl, project.webhookConfigurations, project.crds.map((c) => c.metadata?.name ?? ''))),
     ];
     const { gitVersion, major, minor } = version.server;
     return { status: worst(findings), server: { gitVersion, major, minor }, findings: sortFindings(findings) };

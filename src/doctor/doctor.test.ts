@@ -204,6 +204,13 @@ describe('opgen doctor on the API server', () => {
       expect(row(report, 'webhook', 'mmemcached-v1alpha1.kb.io')).toMatchObject({ status: 'ok', message: expect.stringContaining('answers with a certificate signed by the caBundle') as string });
       expect(row(report, 'webhook', 'vmemcached-v1alpha1.kb.io')?.status).toBe('ok');
 
+      // A conversion webhook in the installed CRD (as config/crd/patches puts it there): checked the same way.
+      const conversion = (ca: string) => JSON.stringify({ spec: { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle: Buffer.from(ca).toString('base64') } } } } });
+      kubectl(['patch', 'crd', CRD, '--type', 'merge', '-p', conversion(other.ca)]);
+      expect(row((await doctor()).report, 'webhook', `conversion ${CRD}`)).toMatchObject({ status: 'error', message: expect.stringContaining('its caBundle does not sign') as string });
+      kubectl(['patch', 'crd', CRD, '--type', 'merge', '-p', conversion(good.ca)]);
+      expect(row((await doctor()).report, 'webhook', `conversion ${CRD}`)?.status).toBe('ok');
+
       await new Promise<void>((resolve) => server!.close(() => resolve()));
       server = undefined;
       report = (await doctor()).report;

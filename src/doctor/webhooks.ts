@@ -23,11 +23,26 @@ const DAY_MS = 24 * 3600 * 1000;
 export const SERVING_SECRET = 'webhook-server-cert';
 const APPLY = 'kubectl apply -k config/default (or run the operator with opgen dev, which points them at itself)';
 
-export async function checkWebhooks(kubectl: Kubectl, generated: readonly KubeObject[], now = new Date()): Promise<Finding[]> {
-  const wanted = (generated as WebhookConfiguration[]).flatMap((c) => (c.webhooks ?? []).map((w) => ({ kind: c.kind!, name: w.name })));
-  if (wanted.length === 0) return [];
-  const list = await kubectl.json<{ items: WebhookConfiguration[] }>(['get', 'mutatingwebhookconfigurations,validatingwebhookconfigurations']);
+interface ConvertingCrd extends KubeObject {
+  spec?: { conversion?: { strategy?: string; webhook?: { clientConfig?: ClientConfig } } };
+}
+
+export async function checkWebhooks(kubectl: Kubectl, generated: readonly KubeObject[], crdNames: readonly string[], now = new Date()): Promise<Finding[]> {
   const findings: Finding[] = [];
+  // Conversion webhooks: kustomize patches them into the installed CRDs (config/crd/patches), so the
+  // cluster's CRDs say which ones exist.
+  if (crdNames.length > 0) {
+    const crds = await kubectl.json<{ items: ConvertingCrd[] }>(['get', 'customresourcedefinitions']);
+    for (const crd of crds.items) {
+      const name = crd.metadata?.name ?? '';
+      const conversion = crd.spec?.conversion;
+      if (!crdNames.includes(name) || conversion?.strategy !== 'Webhook') continue;
+      findings.push(await checkEndpoint(kubectl, `conversion ${name}`, name, conversion.webhook?.clientConfig ?? {}, now));
+    }
+  }
+  const wanted = (generated as WebhookConfiguration[]).flatMap((c) => (c.webhooks ?? []).map((w) => ({ kind: c.kind!, name: w.name })));
+  if (wanted.length === 0) return findings;
+  const list = await kubectl.json<{ items: WebhookConfiguration[] }>(['get', 'mutatingwebhookconfigurations,validatingwebhookconfigurations']);
   for (const w of wanted) {
     const config = list.items.find((c) => c.kind === w.kind && (c.webhooks ?? []).some((x) => x.name === w.name));
     const installed = config?.webhooks?.find((x) => x.name === w.name);
