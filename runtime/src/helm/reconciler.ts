@@ -66,6 +66,8 @@ export class HelmReconciler implements Reconciler {
   private readonly failures = new Map<string, Failure>();
   /** Drift already repaired once for this uid and manifest: not repaired again (a check that cannot settle). */
   private readonly repaired = new Map<string, string>();
+  /** The input last deployed per uid: the cache may still hold the object without that status write. */
+  private readonly deployed = new Map<string, string>();
 
   constructor(private readonly opts: HelmReconcilerOptions) {
     this.helm = new HelmCli({ kubeConfig: opts.kubeConfig, binary: opts.helmBinary, onRun: opts.onHelmRun });
@@ -98,6 +100,7 @@ export class HelmReconciler implements Reconciler {
       await client.update(kind, cr);
       this.failures.delete(uid);
       this.repaired.delete(uid);
+      this.deployed.delete(uid);
       ctx.log.info('release uninstalled', { release: name });
       return {};
     }
@@ -108,15 +111,15 @@ export class HelmReconciler implements Reconciler {
     }
 
     const digest = sha256(`${this.chartDigest}\n${canonicalJson(cr.spec ?? {})}`);
-    if (cr.status?.observedDigest === digest && cr.status.deployedRelease) {
+    if ((cr.status?.observedDigest === digest && cr.status.deployedRelease) || this.deployed.get(uid) === digest) {
       const release = await this.helm.status(name, namespace, ctx.signal);
       if (release && release.info?.status === 'deployed') {
         // Back to the spec that is deployed (a failed change reverted): nothing to upgrade, the failure is over.
         this.failures.delete(uid);
-        if (cr.status.conditions?.some((c) => c.type === 'ReleaseFailed' && c.status === 'True')) {
+        if (cr.status?.conditions?.some((c) => c.type === 'ReleaseFailed' && c.status === 'True')) {
           cr = await this.setStatus(cr, { type: 'ReleaseFailed', status: 'False', reason: 'ReconcileSuccessful', message: '' });
         }
-        return this.repairDrift(cr, release, uid, ctx);
+        return this.repairDrift(cr, release, digest, uid, ctx);
       }
       // Gone (uninstalled by hand) or left failed/pending by someone else: install again below.
     }
@@ -153,6 +156,7 @@ export class HelmReconciler implements Reconciler {
       return { requeueAfter: wait };
     }
     this.failures.delete(uid);
+    this.deployed.set(uid, digest);
     const manifestDigest = sha256(release.manifest ?? '');
     const status: HelmReleaseStatus = {
       ...cr.status,
@@ -174,10 +178,13 @@ export class HelmReconciler implements Reconciler {
    * new revision. A difference this check sees again right after repairing the same manifest is one
    * Helm cannot settle (a value the server normalises): reported as Irreconcilable, not repaired in a loop.
    */
-  private async repairDrift(cr: HelmReleaseObject, release: HelmRelease, uid: string, ctx: ReconcileContext): Promise<Result> {
+  private async repairDrift(cr: HelmReleaseObject, release: HelmRelease, digest: string, uid: string, ctx: ReconcileContext): Promise<Result> {
     const drift = await this.findDrift(release, ctx);
     if (!drift) {
       this.repaired.delete(uid);
+      if (cr.status?.conditions?.some((c) => c.type === 'Irreconcilable' && c.status === 'True')) {
+        await this.setStatus(cr, { type: 'Irreconcilable', status: 'False', reason: 'ReconcileSuccessful', message: '' });
+      }
       return {};
     }
     const key = `${sha256(release.manifest ?? '')} ${drift}`;
@@ -187,7 +194,7 @@ export class HelmReconciler implements Reconciler {
     }
     this.repaired.set(uid, key);
     ctx.log.info('release drifted; upgrading to repair it', { release: release.name, drift });
-    return this.install(cr, cr.status!.observedDigest!, uid, ctx, 'ReconcileSuccessful');
+    return this.install(cr, digest, uid, ctx, 'ReconcileSuccessful');
   }
 
   private async findDrift(release: HelmRelease, ctx: ReconcileContext): Promise<string | undefined> {
