@@ -56,7 +56,7 @@ describe('opgen create webhook', () => {
     expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain(
       '// +kubebuilder:webhook:path=/mutate-cache-example-com-v1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1,name=mmemcached-v1.kb.io,admissionReviewVersions=v1',
     );
-    expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain("withDefaulter(defaulter, { path: '/mutate-cache-example-com-v1-memcached' })");
+    expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain("const path = '/mutate-cache-example-com-v1-memcached';\n  webhookFor(mgr, Memcached).withDefaulter(defaulter, { path })");
     expect(read('src/webhook/v1/memcached-validator.ts')).toContain(
       '// +kubebuilder:webhook:path=/validate-cache-example-com-v1-memcached,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1,name=vmemcached-v1.kb.io,admissionReviewVersions=v1',
     );
@@ -146,7 +146,7 @@ describe('opgen create webhook', () => {
     await memcachedProject();
     await ok('create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--defaulting', '--defaulting-path', '/custom-mutate');
     expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain('+kubebuilder:webhook:path=/custom-mutate,mutating=true');
-    expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain("{ path: '/custom-mutate' }");
+    expect(read('src/webhook/v1/memcached-defaulter.ts')).toContain("const path = '/custom-mutate';");
     expect(parseProject(read('PROJECT')).resources[0]?.webhooks?.defaultingPath).toBe('/custom-mutate');
   });
 
