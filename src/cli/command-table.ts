@@ -94,6 +94,8 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--controller-name <name>', description: 'name of a further controller of the kind (its own file and reconciler class)' },
       { flags: '--external-api-path <module>', description: "with --resource=false: the module exporting a kind another project owns (its type and ResourceKind)" },
       { flags: '--external-api-domain <domain>', description: 'with --external-api-path: the domain of that API group (group.domain)' },
+      { flags: '--helm-chart <chart>', description: 'serve the kind with a Helm chart: a folder, a .tgz, repo/name or oci://… (docs/helm-operator.md)' },
+      { flags: '--helm-chart-version <version>', description: 'with --helm-chart repo/name or oci://…: the chart version' },
       { flags: '--force', description: 'overwrite existing files and re-create an existing API' },
       dryRun,
     ],
@@ -112,6 +114,8 @@ export const commands: readonly CommandSpec[] = [
         controllerName: str(o.controllerName),
         externalApiPath: str(o.externalApiPath),
         externalApiDomain: str(o.externalApiDomain),
+        helmChart: str(o.helmChart),
+        helmChartVersion: str(o.helmChartVersion),
       });
     },
   },

@@ -28,6 +28,9 @@ export interface CreateApiOptions {
   externalApiPath?: string;
   /** The API group's domain for an external kind (group.domain), e.g. example.com. */
   externalApiDomain?: string;
+  /** A Helm chart serves the kind (folder, .tgz, repo/name, oci://): src/helm-operator does the rest. */
+  helmChart?: string;
+  helmChartVersion?: string;
 }
 
 interface Gvk {
@@ -74,6 +77,10 @@ function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
 }
 
 export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions): Promise<number> {
+  if (o.helmChart !== undefined || o.helmChartVersion !== undefined) {
+    const { createHelmApi } = await import('../../helm-operator/create-api.js');
+    return createHelmApi(ctx, o);
+  }
   const gvk = validateFlags(o);
   const origin = originOf(o, gvk);
   let version: NewVersion | undefined;
