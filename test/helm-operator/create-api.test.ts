@@ -9,7 +9,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { isOpgenError } from '../../src/diag/diagnostic.js';
 import { createHelmApi, type CreateHelmApiOptions } from '../../src/helm-operator/create-api.js';
 import { ciTool } from '../../src/testdata/ci-tools.js';
-import { opgenOk } from '../../src/testdata/cli.js';
+import { opgen, opgenOk } from '../../src/testdata/cli.js';
 import { snapshot, tempDir } from '../../src/testdata/files.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,7 +33,11 @@ beforeAll(async () => {
   process.env.HELM_BINARY = ciTool('OPGEN_HELM', 'helm.sh');
   ({ dir, cleanup } = tempDir('opgen-helm-api-', 'webapp-operator'));
   await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
-  expect(await create({})).toEqual({ code: 0 });
+  // As a user runs it: the CLI's create api, which hands --helm-chart to src/helm-operator.
+  const r = await opgen(dir, 'create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'WebApp', '--helm-chart', chart);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('CREATE src/controller/web-app-helm.ts');
 }, 120_000);
 afterAll(() => cleanup?.());
 
@@ -191,6 +195,17 @@ describe('create api --helm-chart in a namespace-scoped project (init --namespac
 });
 
 describe('create api --helm-chart refuses in one line, leaving the project unchanged', () => {
+  it('through the CLI: exit 1, one line on stderr', async () => {
+    const before = snapshot(dir);
+    const bad = await opgen(dir, 'create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'Other', '--helm-chart', 'src');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toEqual(['--helm-chart: error: src has no Chart.yaml (pass a chart folder, a packaged .tgz, repo/name (after `helm repo add`) or oci://registry/path)']);
+    const alone = await opgen(dir, 'create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'Other', '--helm-chart-version', '1.0.0');
+    expect(alone.code).toBe(1);
+    expect(alone.stderr.trim()).toBe('--helm-chart-version: error: requires --helm-chart (pass --helm-chart <repo/name|oci://…> too)');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it('the same kind again without --force', async () => {
     const before = snapshot(dir);
     expect((await create({})).error).toBe('--kind: error: API apps/v1alpha1, Kind=WebApp already exists (pass --force to write it again from the chart)');
