@@ -610,7 +610,8 @@ async function restartAndEdit(env: TestEnv, namespace: string, n: number, usePri
       await sleep(20);
     }
     // Its status is Ready at the old generation, so the watch resolves only once the edit is reconciled.
-    const body = { ...current, spec: { data: { ...current.spec.data, edited: String(usePriorityQueue) } } };
+    // A value no earlier round wrote: an unchanged spec would bump no generation, and nothing would come.
+    const body = { ...current, spec: { data: { ...current.spec.data, edited: `${Date.now()}` } } };
     await objects.replaceNamespacedCustomObject({ ...widgets, namespace, name, body });
     const editedAt = performance.now();
     const reconcilesBeforeEdit = (await progress(operator.metricsPort)).reconciles;
