@@ -1,5 +1,6 @@
 // A fresh scaffold passes the `prettier --check` it ships (package.json's format script, .prettierrc.json,
-// .prettierignore): init, create api, create webhook --defaulting --programmatic-validation, checked by the
+// .prettierignore): init, create api, create webhook --defaulting --programmatic-validation, a second
+// version with a conversion webhook, checked by the
 // prettier version the scaffold's package.json asks for, installed from npm into a temporary folder.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,9 @@ describe('a fresh scaffold', () => {
     await opgenOk(project, 'init', '--domain', 'example.com', '--skip-install');
     await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
     await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation');
+    // A conversion webhook: the hub's and the spoke's round-trip tests.
+    await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached');
+    await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1beta1');
   }, 120_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
