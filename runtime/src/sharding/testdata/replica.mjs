@@ -37,7 +37,7 @@ mgr.controllerFor(Guestbook).complete({
   async reconcile(req) {
     const s = now();
     const gb = await mgr.client.get(Guestbook, req);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.OPGEN_RECONCILE_MS ?? 2)));
     if (writeReady) {
       const ready = gb.status?.conditions?.find((c) => c.type === 'Ready');
       if (ready?.observedGeneration !== gb.metadata.generation) {
