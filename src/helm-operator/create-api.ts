@@ -85,6 +85,9 @@ export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions
       const existing = p.resources.find((r) => r.group === gvk.group && r.version === gvk.version && r.kind === gvk.kind);
       if (existing && !o.force) throw new OpgenError(`API ${gvk.group}/${gvk.version}, Kind=${gvk.kind} already exists`, { flag: '--kind' }, 'pass --force to write it again from the chart');
       if (tree.exists(chartPath) && !o.force) throw new OpgenError(`${chartPath} already exists`, { flag: '--helm-chart' }, 'pass --force to replace it with the fetched chart');
+      // --force replaces the chart: files the new version no longer has go too (a stale template would still render).
+      const stale = existsSync(join(ctx.cwd, chartPath)) ? listFiles(join(ctx.cwd, chartPath)).map((f) => posix.join(chartPath, relative(join(ctx.cwd, chartPath), f).split('\\').join('/'))) : [];
+      for (const f of stale) tree.delete(f);
       copyChart(tree, chartDir, chartPath);
       const ctrlDir = controllerDir(p, gvk.group);
       const kindFile = kebab(gvk.kind);
@@ -197,9 +200,12 @@ function fetchChart(cwd: string, o: CreateHelmApiOptions & { helmChart: string }
  * Copies the chart's files into the tree. Packaged dependencies (charts/*.tgz) are unpacked beside
  * them (Helm reads either), so the project holds text only and reviews show what the chart renders.
  */
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).sort().flatMap((f) => (statSync(join(dir, f)).isDirectory() ? listFiles(join(dir, f)) : [join(dir, f)]));
+}
+
 function copyChart(tree: Tree, chartDir: string, target: string): void {
-  const walk = (dir: string): string[] => readdirSync(dir).sort().flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
-  for (const file of walk(chartDir)) {
+  for (const file of listFiles(chartDir)) {
     const rel = relative(chartDir, file).split('\\').join('/');
     if (/^charts\/[^/]+\.tgz$/.test(rel)) {
       const unpacked = mkdtempSync(join(tmpdir(), 'opgen-subchart-'));

@@ -1,7 +1,7 @@
 // `create api --helm-chart` on a fresh opgen project: what it writes, that `opgen generate`, tsc,
 // kubectl kustomize and helm accept the result, and that bad input leaves the project as it was.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,29 @@ describe('create api --helm-chart <folder>', () => {
     expect(out).toContain('name: webapps.apps.example.com');
     execFileSync(process.env.HELM_BINARY!, ['lint', join(dir, 'helm-charts/webapp')], { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: join(dir, '..', 'hc'), HELM_CONFIG_HOME: join(dir, '..', 'hf'), HELM_DATA_HOME: join(dir, '..', 'hd') } });
   });
+});
+
+describe('create api --helm-chart --force with a new version of the chart', () => {
+  it('replaces the chart (a template the new version dropped is deleted), the CRD and the module, and adds nothing twice', async () => {
+    const next = join(dir, '..', 'webapp-next');
+    cpSync(chart, next, { recursive: true });
+    rmSync(join(next, 'templates', 'ingress.yaml'));
+    writeFileSync(join(next, 'Chart.yaml'), readFileSync(join(chart, 'Chart.yaml'), 'utf8').replace('version: 1.2.0', 'version: 1.3.0'));
+    const main = read('src/main.ts');
+    const r = await opgen(dir, 'create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'WebApp', '--helm-chart', next, '--force');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('DELETE helm-charts/webapp/templates/ingress.yaml');
+    expect(existsSync(join(dir, 'helm-charts/webapp/templates/ingress.yaml'))).toBe(false);
+    expect(parse(read('config/crd/bases/apps.example.com_webapps.yaml')).metadata.annotations['opgen.dev/helm-chart']).toBe('webapp-1.3.0');
+    expect(read('src/controller/web-app-helm.ts')).not.toContain('ingresses');
+    expect(read('src/main.ts')).toBe(main);
+    expect((parse(read('helm-charts/watches.yaml')) as unknown[]).length).toBe(1);
+    expect(read('Dockerfile').match(/COPY helm-charts\//g)).toHaveLength(1);
+    // Back to the test chart for the tests below.
+    expect((await opgen(dir, 'create', 'api', '--group', 'apps', '--version', 'v1alpha1', '--kind', 'WebApp', '--helm-chart', chart, '--force')).code).toBe(0);
+    expect(existsSync(join(dir, 'helm-charts/webapp/templates/ingress.yaml'))).toBe(true);
+  }, 60_000);
 });
 
 describe('with the Helm chart of the operator (opgen generate helm, docs/helm.md)', () => {
