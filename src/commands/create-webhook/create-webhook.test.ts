@@ -65,7 +65,7 @@ describe('opgen create webhook', () => {
     expect(read('src/api/v1beta1/memcached-conversion.ts')).toContain("import type { Memcached as MemcachedHub } from '../v1/memcached-types.js';");
 
     // The hub is the storage version; the spoke is untouched.
-    expect(read('src/api/v1/memcached-types.ts')).toMatch(/\+kubebuilder:subresource:status\n \* \+kubebuilder:storageversion\n \*\/\nexport interface Memcached \{/);
+    expect(read('src/api/v1/memcached-types.ts')).toMatch(/\n \* \+kubebuilder:storageversion\n \*\/\nexport interface Memcached \{/);
     expect(read('src/api/v1beta1/memcached-types.ts')).not.toContain('storageversion');
 
     // The test object closes as Prettier writes it (`    });`), not with a stray `\n);` after the partial.
