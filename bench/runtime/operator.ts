@@ -103,6 +103,9 @@ const mgr = await createManager({
   namespaces: [values.namespace],
   healthProbeBindAddress: values['health-probe-bind-address'],
   metricsBindAddress: values['metrics-bind-address'],
+  // Like for like: the controller-runtime peer records no Event when Ready turns True, while the
+  // manager records one per condition transition by default (docs/observability.md).
+  conditionEvents: false,
 });
 mgr
   .controllerFor(Widget)
