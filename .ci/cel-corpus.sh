@@ -17,21 +17,14 @@ MODULES=(
 KEY="$(printf '%s\n' "${MODULES[@]}" | sha1sum | cut -c1-12)"
 OUT="$TOOLS_CACHE/cel-corpus-$KEY"
 
-complete() { [ -f "$OUT/.complete" ]; }
-if complete; then echo "$OUT"; exit 0; fi
-
-need_go cel-corpus "download the modules holding the CRDs"
-wait_for_lock "$OUT" cel-corpus
-if complete; then echo "$OUT"; exit 0; fi
+reuse_complete_or_lock cel-corpus "$OUT" "download the modules holding the CRDs"
 
 echo "cel-corpus: downloading ${#MODULES[@]} Go modules for their CRDs (first run only)" >&2
 tmp="$(mktemp -d "$TOOLS_CACHE/.cel-corpus-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 for entry in "${MODULES[@]}"; do
   read -r module folders <<<"$entry"
-  # `go mod download` needs no go.mod; -json prints the extracted module's folder.
-  dir="$(GOFLAGS=-mod=mod go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  [ -n "$dir" ] || { echo "cel-corpus: go mod download printed no folder for $module" >&2; exit 1; }
+  dir="$(go_module_dir cel-corpus "$module")"
   name="$(basename "${module%@*}")"
   for folder in $folders; do
     for f in "$dir/$folder"/*.yaml; do
@@ -41,9 +34,5 @@ for entry in "${MODULES[@]}"; do
   done
 done
 chmod 644 "$tmp"/*.yaml
-touch "$tmp/.complete"
-rm -rf "$OUT"
 chmod 755 "$tmp"
-mv "$tmp" "$OUT"
-trap - EXIT
-echo "$OUT"
+publish_complete "$tmp" "$OUT"

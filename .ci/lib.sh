@@ -25,6 +25,35 @@ reuse_or_lock() {
   if [ -x "$3" ]; then echo "$3"; exit 0; fi
 }
 
+# reuse_complete_or_lock <label> <out> <what go is needed for>: prints <out> and ends the script when the
+# folder is complete (<out>/.complete, written last by publish_complete); otherwise needs go, takes <out>'s
+# lock (waiting for a fill already running) and ends the same way if that fill completed it.
+reuse_complete_or_lock() {
+  if [ -f "$2/.complete" ]; then echo "$2"; exit 0; fi
+  need_go "$1" "$3"
+  wait_for_lock "$2" "$1"
+  if [ -f "$2/.complete" ]; then echo "$2"; exit 0; fi
+}
+
+# publish_complete <tmp> <out>: marks the folder <tmp> complete, puts it in place of <out> (a partial one is
+# replaced), drops the EXIT trap that would remove <tmp>, and prints <out>.
+publish_complete() {
+  touch "$1/.complete"
+  rm -rf "$2"
+  mv "$1" "$2"
+  trap - EXIT
+  echo "$2"
+}
+
+# go_module_dir <label> <module@version>: downloads the module into the Go module cache and prints its
+# folder there. `go mod download` needs no go.mod; -json prints the extracted module's folder.
+go_module_dir() {
+  local dir
+  dir="$(GOFLAGS=-mod=mod go mod download -json "$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')" || exit 1
+  [ -n "$dir" ] || { echo "$1: go mod download printed no folder for $2" >&2; exit 1; }
+  echo "$dir"
+}
+
 # need_go <label> <what go is needed for>: a one-line error and exit 1 when go is missing.
 need_go() {
   command -v go >/dev/null 2>&1 || { echo "$1: go is not installed; it is needed to $2" >&2; exit 1; }

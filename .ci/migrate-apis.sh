@@ -17,21 +17,14 @@ APIS=(
 KEY="$(printf '%s\n' "${APIS[@]}" | sha1sum | cut -c1-12)"
 OUT="$TOOLS_CACHE/migrate-apis-$KEY"
 
-complete() { [ -f "$OUT/.complete" ]; }
-if complete; then echo "$OUT"; exit 0; fi
-
-need_go migrate-apis "download the Go API modules the migrate parity test reads"
-wait_for_lock "$OUT" migrate-apis
-if complete; then echo "$OUT"; exit 0; fi
+reuse_complete_or_lock migrate-apis "$OUT" "download the Go API modules the migrate parity test reads"
 
 echo "migrate-apis: downloading ${#APIS[@]} Go API modules and their imports (first run only)" >&2
 tmp="$(mktemp -d "$TOOLS_CACHE/.migrate-apis-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 for api in "${APIS[@]}"; do
   read -r name module packages <<<"$api"
-  # `go mod download` needs no go.mod; -json prints the extracted module's folder.
-  dir="$(GOFLAGS=-mod=mod go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  [ -n "$dir" ] || { echo "migrate-apis: go mod download printed no folder for $module" >&2; exit 1; }
+  dir="$(go_module_dir migrate-apis "$module")"
   cp -r "$dir" "$tmp/$name"
   chmod -R u+w "$tmp/$name"
   # A module zip leaves out nested modules, so a go.work naming them cannot load: the module stands alone.
@@ -39,8 +32,4 @@ for api in "${APIS[@]}"; do
   # shellcheck disable=SC2086 # the package list is words
   (cd "$tmp/$name" && GOFLAGS= go list -deps $packages >/dev/null)
 done
-touch "$tmp/.complete"
-rm -rf "$OUT"
-mv "$tmp" "$OUT"
-trap - EXIT
-echo "$OUT"
+publish_complete "$tmp" "$OUT"
