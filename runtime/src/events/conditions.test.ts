@@ -1,7 +1,7 @@
 // Condition transitions observed from what the API server stored: one Event and one count per
 // transition, none for writes that leave lastTransitionTime alone (retries, a second writer), none
 // from a standby replica; the per-state gauge, the dwell gauge, the reason bound.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Namespace } from '../api/builtins.js';
 import type { Condition } from '../api/types.js';
 import type { Client } from '../client/client.js';
@@ -10,7 +10,7 @@ import { eventually, type TestEnv } from '../envtest/index.js';
 import { setConditions } from '../helpers/conditions.js';
 import { silentLogger } from '../log/index.js';
 import { createManager, type Manager } from '../manager/manager.js';
-import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
 import { MetricsRegistry } from '../metrics/registry.js';
 import { Result } from '../reconcile/index.js';
 import { Tracer, type FinishedSpan } from '../tracing/tracer.js';
@@ -20,13 +20,7 @@ import { EventsV1Event } from './index.js';
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 const ready = (status: Condition['status'], reason: string, lastTransitionTime = '2026-01-01T00:00:00Z', message = ''): Condition =>
   ({ type: 'Ready', status, reason, message, lastTransitionTime });

@@ -16,7 +16,7 @@ import type { TestEnv } from '../envtest/index.js';
 import { loadKubeConfig } from '../kubeconfig/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager, type Manager, type ManagerOptions } from '../manager/index.js';
-import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
 import { waitFor } from '../manager/testdata/wait.js';
 import { Result } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
@@ -26,12 +26,11 @@ let env: TestEnv;
 let admin: Client;
 let work: string;
 
-beforeAll(async () => {
-  ({ env, client: admin } = await startGuestbookEnv());
+useGuestbookEnv((started) => ({ env, client: admin } = started));
+beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'opgen-fencing-'));
 });
-afterAll(async () => {
-  await env?.stop();
+afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 

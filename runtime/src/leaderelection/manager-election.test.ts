@@ -3,25 +3,20 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
 import type { TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager, type Manager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
-import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
 import { waitFor } from '../manager/testdata/wait.js';
 
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,25 +3,20 @@
 // leader whose drain timed out keeps the lease instead of handing it to a successor.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigMap, Lease, Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
 import { eventually, type TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { Result } from '../reconcile/index.js';
 import { createManager, type Manager, type ManagerOptions } from './index.js';
-import { Guestbook, startGuestbookEnv } from './testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from './testdata/guestbook.js';
 import { waitFor } from './testdata/wait.js';
 
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,5 +1,5 @@
 // Controllers run by a manager against a real kube-apiserver (envtest).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type TestEnv, eventually } from '../envtest/index.js';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
@@ -11,18 +11,12 @@ import { setStatusCondition } from '../helpers/conditions.js';
 import { createLogger, silentLogger } from '../log/index.js';
 import { Result, terminal, type ReconcileContext, type Request } from '../reconcile/index.js';
 import { createManager, type Manager } from './manager.js';
-import { Guestbook, startGuestbookEnv } from './testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from './testdata/guestbook.js';
 
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,24 +1,19 @@
 // /metrics and the probes served by a running manager whose controller reconciles real Guestbooks
 // on a real kube-apiserver (envtest).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
 import { type TestEnv, eventually } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
-import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
 import { sample } from './testdata/sample.js';
 
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 
 describe('a running manager', () => {

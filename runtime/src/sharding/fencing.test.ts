@@ -1,24 +1,19 @@
 // A sharded manager in this process against a real kube-apiserver (envtest): it joins the ring with a
 // Lease of its own, reconciles only while the ring is settled, and stops with an error (its client
 // fenced) when its Lease is taken from it; a manager without the option writes no shard Lease.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Lease, Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
 import type { TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/index.js';
-import { Guestbook, startGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
 import { waitFor } from '../manager/testdata/wait.js';
 
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 const timings = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 

@@ -1,25 +1,20 @@
 // Delays beyond Node's timer limit (2^31 - 1 ms, ~24.8 days) against a real kube-apiserver (envtest):
 // a requeueAfter or syncPeriod of 30 days used to fire after 1 ms, every time, so one object was
 // reconciled thousands of times a second.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Namespace } from '../../api/builtins.js';
 import type { Client } from '../../client/client.js';
 import type { TestEnv } from '../../envtest/index.js';
 import { silentLogger } from '../../log/index.js';
 import { createManager } from '../../manager/index.js';
-import { Guestbook, startGuestbookEnv } from '../../manager/testdata/guestbook.js';
+import { Guestbook, useGuestbookEnv } from '../../manager/testdata/guestbook.js';
 import { waitFor } from '../../manager/testdata/wait.js';
 import { Result } from '../../reconcile/index.js';
 
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  ({ env, client } = await startGuestbookEnv());
-});
-afterAll(async () => {
-  await env?.stop();
-});
+useGuestbookEnv((started) => ({ env, client } = started));
 
 const thirtyDays = 30 * 24 * 60 * 60 * 1000;
 
