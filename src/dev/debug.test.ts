@@ -2,29 +2,16 @@
 // with debug logging and applied; the port-forward binds 127.0.0.1 only. (envtest runs no pods, so the
 // forward itself is shown, not run: --no-port-forward.)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { opgen, opgenOk } from '../testdata/cli.js';
+import { describe, expect, it } from 'vitest';
+import type { TestEnv } from '@opgen/runtime/envtest';
+import { opgen } from '../testdata/cli.js';
+import { useMemcachedProjectEnv } from '../testdata/project-env.js';
 import { portForwardArgs } from './debug.js';
 
 let env: TestEnv;
 let dir: string;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'opgen-debug-'));
-  await opgenOk(dir, 'init', '--domain', 'example.com', '--project-name', 'dbg', '--skip-install');
-  await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--resource', '--controller');
-  await opgenOk(dir, 'generate');
-  env = await startTestEnv();
-}, 240_000);
-
-afterAll(async () => {
-  await env?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+useMemcachedProjectEnv({ prefix: 'opgen-debug-', projectName: 'dbg' }, (started) => ({ dir, env } = started));
 
 describe('opgen debug', () => {
   it('applies config/default into <project>-debug with debug logging and names the 127.0.0.1 port-forward', async () => {

@@ -6,10 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { opgen, opgenOk } from '../testdata/cli.js';
+import type { TestEnv } from '@opgen/runtime/envtest';
+import { opgen } from '../testdata/cli.js';
+import { useMemcachedProjectEnv } from '../testdata/project-env.js';
 import { crdFinding } from './crds.js';
 import { versionFindings } from './version.js';
 import type { DoctorReport } from './command.js';
@@ -32,19 +33,10 @@ async function doctor(...flags: string[]): Promise<{ code: number; report: Docto
 const row = (report: DoctorReport, check: string, subject: string) => report.findings.find((f) => f.check === check && f.subject === subject);
 const generatedCrd = (): Record<string, any> => parseAllDocuments(readFileSync(join(dir, 'config/crd/bases/cache.example.com_memcacheds.yaml'), 'utf8'))[0]!.toJS();
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'opgen-doctor-'));
-  await opgenOk(dir, 'init', '--domain', 'example.com', '--project-name', 'dp', '--skip-install');
-  await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--resource', '--controller');
-  await opgenOk(dir, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation');
-  await opgenOk(dir, 'generate');
-  env = await startTestEnv();
-}, 240_000);
-
-afterAll(async () => {
-  await env?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+useMemcachedProjectEnv(
+  { prefix: 'opgen-doctor-', projectName: 'dp', more: [['create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation']] },
+  (started) => ({ dir, env } = started),
+);
 
 describe('opgen doctor on the API server', () => {
   it('reports a missing CRD and a missing webhook configuration with their fixes, and exits 1', async () => {
