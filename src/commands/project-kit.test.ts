@@ -66,7 +66,7 @@ describe('init: the project kit', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
     expect(pkg.scripts.prestart).toBe('npm run manifests && npm run build');
     // exec: the shell npm starts becomes node, so the signal npm forwards reaches the manager.
-    expect(pkg.scripts.start).toBe('exec node dist/main.js');
+    expect(pkg.scripts.start).toBe('exec node --enable-source-maps dist/main.js');
     expect(pkg.scripts['docker-push']).toBe('docker push ${IMG:-controller:latest}');
     expect(pkg.scripts['docker-buildx']).toContain('--platform=${PLATFORMS:-linux/arm64,linux/amd64,linux/s390x,linux/ppc64le}');
     expect(pkg.scripts.deploy).toBe('node hack/set-image.mjs && kubectl apply -k config/default');
