@@ -73,6 +73,21 @@ afterAll(async () => {
   rmSync(certDir, { recursive: true, force: true });
 });
 
+/**
+ * The work both managers do, each in its namespace (also its leader election ID): once the manager serving
+ * /metrics at url leads, the ConfigMaps in `names`, and a wait until their reconcile results show there.
+ */
+async function sameWork(url: string, ns: string): Promise<void> {
+  await eventually(async () => expect(await get(url)).toContain(`leader_election_master_status{name="${ns}"} 1`), { timeoutMs: 60_000 });
+  for (const name of names) await client.create(ConfigMap, { metadata: { name, namespace: ns } });
+  await eventually(async () => {
+    const text = await get(url);
+    expect(text).toMatch(/controller_runtime_reconcile_panics_total\{controller="configmap"\} [1-9]/);
+    expect(text).toMatch(/controller_runtime_terminal_reconcile_errors_total\{controller="configmap"\} 1/);
+    expect(text).toMatch(/controller_runtime_reconcile_total\{controller="configmap",result="requeue_after"\} 1/);
+  }, { timeoutMs: 60_000 });
+}
+
 /** The controller-runtime manager's /metrics after the same work: every reconcile result, a webhook call. */
 async function peerMetrics(): Promise<string> {
   const [metricsPort, webhookPort] = [await freePort(), await freePort()];
@@ -82,14 +97,7 @@ async function peerMetrics(): Promise<string> {
   peer.stdout!.on('data', (d: Buffer) => (peerLog += d.toString()));
   peer.stderr!.on('data', (d: Buffer) => (peerLog += d.toString()));
   const url = `http://127.0.0.1:${metricsPort}/metrics`;
-  await eventually(async () => expect(await get(url)).toContain('leader_election_master_status{name="crpeer"} 1'), { timeoutMs: 60_000 });
-  for (const name of names) await client.create(ConfigMap, { metadata: { name, namespace: 'crpeer' } });
-  await eventually(async () => {
-    const text = await get(url);
-    expect(text).toMatch(/controller_runtime_reconcile_panics_total\{controller="configmap"\} [1-9]/);
-    expect(text).toMatch(/controller_runtime_terminal_reconcile_errors_total\{controller="configmap"\} 1/);
-    expect(text).toMatch(/controller_runtime_reconcile_total\{controller="configmap",result="requeue_after"\} 1/);
-  }, { timeoutMs: 60_000 });
+  await sameWork(url, 'crpeer');
   expect(await admissionReview(webhookPort, '/validate-configmap')).toBe(200);
   return get(url);
 }
@@ -117,14 +125,7 @@ async function ourMetrics(): Promise<{ text: string; mgr: Manager; stop: () => P
   const done = mgr.start(ctl.signal);
   await eventually(() => expect(mgr.ports.metrics).toBeDefined());
   const url = `http://127.0.0.1:${mgr.ports.metrics}/metrics`;
-  await eventually(async () => expect(await get(url)).toContain('leader_election_master_status{name="opgen"} 1'), { timeoutMs: 60_000 });
-  for (const name of names) await client.create(ConfigMap, { metadata: { name, namespace: 'opgen' } });
-  await eventually(async () => {
-    const text = await get(url);
-    expect(text).toMatch(/controller_runtime_reconcile_panics_total\{controller="configmap"\} [1-9]/);
-    expect(text).toMatch(/controller_runtime_terminal_reconcile_errors_total\{controller="configmap"\} 1/);
-    expect(text).toMatch(/controller_runtime_reconcile_total\{controller="configmap",result="requeue_after"\} 1/);
-  }, { timeoutMs: 60_000 });
+  await sameWork(url, 'opgen');
   await eventually(() => expect(mgr.ports.webhook).toBeDefined());
   expect(await admissionReview(mgr.ports.webhook!, '/validate-configmap')).toBe(200);
   return { text: await get(url), mgr, stop: async () => { ctl.abort(); await done; } };
