@@ -104,7 +104,8 @@ it('exports reconcile spans with their API calls as children, and the API server
   } finally {
     for (const k of Object.keys(otel)) delete process.env[k];
   }
-  expect(mgr.tracer).toBeDefined();
+  // The Manager interface has no tracer; the ManagerImpl createManager returns does.
+  expect((mgr as { tracer?: unknown }).tracer).toBeDefined();
   mgr.controllerFor(ConfigMap).complete({
     async reconcile(req) {
       // A read from the API server (not the cache) and a write: two client spans.
