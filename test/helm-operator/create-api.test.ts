@@ -24,7 +24,7 @@ async function create(o: Partial<CreateHelmApiOptions>, cwd = dir): Promise<{ co
   try {
     return { code: await createHelmApi({ cwd, out: (l) => lines.out.push(l), err: (l) => lines.err.push(l) }, { group: 'apps', version: 'v1alpha1', kind: 'WebApp', helmChart: chart, force: false, dryRun: false, ...o }) };
   } catch (err) {
-    if (isOpgenError(err)) return { error: err.format() };
+    if (isOpgenError(err)) return { error: 'format' in err ? err.format() : err.message }; // OpgenErrors: its lines, joined
     throw err;
   }
 }
