@@ -11,6 +11,7 @@ import { createHelmApi, type CreateHelmApiOptions } from '../../src/helm-operato
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgen, opgenOk } from '../../src/testdata/cli.js';
 import { snapshot, tempDir } from '../../src/testdata/files.js';
+import { tscErrors } from '../../src/testdata/tsc.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const chart = join(repoRoot, 'test/helm-operator/testdata/webapp');
@@ -95,27 +96,12 @@ describe('create api --helm-chart <folder>', () => {
   }, 60_000);
 
   it('the project compiles with tsc against @opgen/runtime and @opgen/runtime/helm', () => {
-    const config = join(dir, 'tsconfig.check.json');
-    writeFileSync(config, JSON.stringify({
+    const output = tscErrors(join(dir, 'tsconfig.check.json'), {
       extends: join(dir, 'tsconfig.json'),
-      compilerOptions: {
-        noEmit: true, rootDir: '/', typeRoots: [join(repoRoot, 'node_modules', '@types')],
-        paths: {
-          '@opgen/runtime': [join(repoRoot, 'runtime/src/index.ts')],
-          '@opgen/runtime/helm': [join(repoRoot, 'runtime/src/helm/index.ts')],
-          '@opgen/runtime/envtest': [join(repoRoot, 'runtime/src/envtest/index.ts')],
-          '@opgen/runtime/kubernetes': [join(repoRoot, 'runtime/src/kubernetes/index.ts')],
-          vitest: [join(repoRoot, 'node_modules', 'vitest', 'dist', 'index.d.ts')],
-        },
-      },
       include: [join(dir, 'src', '**', '*.ts')],
-    }));
-    let output = '';
-    try {
-      execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { encoding: 'utf8', stdio: 'pipe' });
-    } catch (e) {
-      output = String((e as { stdout?: string }).stdout ?? e);
-    }
+      entries: ['helm', 'envtest', 'kubernetes'],
+      vitest: true,
+    });
     expect(output).toBe('');
   }, 120_000);
 

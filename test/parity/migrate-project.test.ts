@@ -1,14 +1,15 @@
 // `opgen migrate project` on a kubebuilder project (test/parity/go/kbproject: PROJECT, a Go API, a Go
 // reconciler, a sample): a new opgen project whose PROJECT lists the resource, whose CRD equals
 // controller-gen's on the Go API, whose controller points at the Go reconciler, and which compiles.
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opgen } from '../../src/testdata/cli.js';
-import { controllerGen, goRoot, repoRoot, warmUp } from './harness.js';
+import { tscErrors } from '../../src/testdata/tsc.js';
+import { controllerGen, goRoot, warmUp } from './harness.js';
 
 warmUp();
 
@@ -66,33 +67,13 @@ describe('opgen migrate project', () => {
   }, 120_000);
 
   it('compiles with tsc against @opgen/runtime', () => {
-    const config = join(work, 'tsconfig.check.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        extends: join(out, 'tsconfig.json'),
-        compilerOptions: {
-          noEmit: true,
-          rootDir: '/',
-          typeRoots: [join(repoRoot, 'node_modules', '@types')],
-          paths: {
-            '@opgen/runtime': [join(repoRoot, 'runtime/src/index.ts')],
-            '@opgen/runtime/envtest': [join(repoRoot, 'runtime/src/envtest/index.ts')],
-            '@opgen/runtime/kubernetes': [join(repoRoot, 'runtime/src/kubernetes/index.ts')],
-            vitest: [join(repoRoot, 'node_modules', 'vitest', 'dist', 'index.d.ts')],
-          },
-        },
-        include: [join(out, 'src', '**', '*.ts')],
-      }),
-    );
     expect(existsSync(join(out, 'tsconfig.json'))).toBe(true);
-    const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-    let output = '';
-    try {
-      execFileSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8', stdio: 'pipe' });
-    } catch (e) {
-      output = String((e as { stdout?: string }).stdout ?? e);
-    }
+    const output = tscErrors(join(work, 'tsconfig.check.json'), {
+      extends: join(out, 'tsconfig.json'),
+      include: [join(out, 'src', '**', '*.ts')],
+      entries: ['envtest', 'kubernetes'],
+      vitest: true,
+    });
     expect(output).toBe('');
   }, 120_000);
 });
