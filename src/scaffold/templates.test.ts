@@ -20,7 +20,8 @@ describe('templates/', () => {
     const top = readdirSync(templatesRoot).sort();
     // templates/migrate: opgen migrate's own (exercised by src/migrate and test/parity/migrate-*).
     // templates/grafana: edit --plugins grafana's (exercised by test/grafana).
-    expect(top).toEqual(['_partials', 'api', 'grafana', 'helm', 'init', 'migrate', 'olm', 'webhook']);
+    // templates/helm-operator: create api --helm-chart's (exercised by test/helm-operator).
+    expect(top).toEqual(['_partials', 'api', 'grafana', 'helm', 'helm-operator', 'init', 'migrate', 'olm', 'webhook']);
     expect(readdirSync(join(templatesRoot, 'helm')).sort()).toEqual(helmSets);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
     expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['common', 'conversion', 'defaulting', 'spoke', 'validation']);
