@@ -1,11 +1,12 @@
 // A controller attaches its sources to shared informers when it starts and detaches them when it
 // stops: the informers outlive it (other controllers, the cache's readers), and a stopped controller
 // must not keep mapping their events into a queue nobody reads.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigMap } from '../api/builtins.js';
-import { createClient, type Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import { Cache } from '../cache/cache.js';
-import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
+import { eventually, type TestEnv } from '../envtest/index.js';
+import { useTestEnv } from '../envtest/testdata/use-test-env.js';
 import { silentLogger } from '../log/index.js';
 import { Result } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
@@ -14,14 +15,7 @@ import { Controller } from './controller.js';
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  env = await startTestEnv();
-  client = createClient(env.kubeConfig);
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+useTestEnv({}, (started) => ({ env, client } = started));
 
 describe('Controller', () => {
   it('removes its event handlers from the shared informer when it stops', async () => {

@@ -2,11 +2,12 @@
 // resyncs behind real changes; Result.priority), the reconciliation timeout, and resyncs spread over a
 // tenth of the sync period. The initial-list and resync cases run against a real kube-apiserver.
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigMap, Namespace } from '../api/builtins.js';
 import { Cache } from '../cache/cache.js';
-import { createClient, type Client } from '../client/client.js';
-import { eventually, startTestEnv, type TestEnv } from '../envtest/index.js';
+import type { Client } from '../client/client.js';
+import { eventually, type TestEnv } from '../envtest/index.js';
+import { useTestEnv } from '../envtest/testdata/use-test-env.js';
 import { silentLogger } from '../log/index.js';
 import { createManager } from '../manager/index.js';
 import { MetricsRegistry, RuntimeMetrics } from '../metrics/index.js';
@@ -164,14 +165,7 @@ describe('against the API server', () => {
   let env: TestEnv;
   let client: Client;
 
-  beforeAll(async () => {
-    env = await startTestEnv();
-    client = createClient(env.kubeConfig);
-  });
-
-  afterAll(async () => {
-    await env?.stop();
-  });
+  useTestEnv({}, (started) => ({ env, client } = started));
 
   it("the manager's controller defaults reach every controller, and withOptions overrides them", async () => {
     const namespace = 'manager-defaults';

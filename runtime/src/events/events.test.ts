@@ -1,10 +1,11 @@
 // The event recorder against a real kube-apiserver: events.k8s.io/v1 objects, repeats folded into a
 // series whose count reaches the server in a bounded number of writes, client-go's aggregation of
 // similar events and its spam filter.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import { expect, it } from 'vitest';
+import type { TestEnv } from '../envtest/index.js';
+import { useTestEnv } from '../envtest/testdata/use-test-env.js';
 import { ConfigMap } from '../api/builtins.js';
-import { createClient, type Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import { silentLogger } from '../log/index.js';
 import type { Writer } from '../client/client.js';
 import { createEventRecorder, EventsV1Event } from './index.js';
@@ -28,14 +29,7 @@ const eventsAbout = async (uid: string | undefined) =>
 let env: TestEnv;
 let client: Client;
 
-beforeAll(async () => {
-  env = await startTestEnv();
-  client = createClient(env.kubeConfig);
-});
-
-afterAll(async () => {
-  await env?.stop();
-});
+useTestEnv({}, (started) => ({ env, client } = started));
 
 it('records events about an object and folds repeats into a series', async () => {
   const cm = await client.create(ConfigMap, { metadata: { name: 'subject', namespace: 'default' } });

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../client/client.js';
-import { startTestEnv, type TestEnv } from '../envtest/index.js';
+import type { Client } from '../client/client.js';
+import type { TestEnv } from '../envtest/index.js';
+import { useTestEnv } from '../envtest/testdata/use-test-env.js';
 import { createOrUpdate } from '../helpers/create-or-update.js';
 import { appsv1, corev1, rbacv1, apiextensionsv1, networkingv1, policyv1, batchv1, coordinationv1, eventsv1, autoscalingv2, admissionregistrationv1, type admissionv1 } from './index.js';
 
@@ -38,13 +39,7 @@ function deploymentFor(d: appsv1.Deployment, replicas: number): void {
 describe('typed built-in kinds', () => {
   let env: TestEnv;
   let client: Client;
-  beforeAll(async () => {
-    env = await startTestEnv();
-    client = createClient(env.kubeConfig);
-  });
-  afterAll(async () => {
-    await env?.stop();
-  });
+  useTestEnv({}, (started) => ({ env, client } = started));
 
   it('creates and updates a Deployment and reads its typed status', async () => {
     const d: appsv1.Deployment = { metadata: { name: 'memcached', namespace: 'default' } };

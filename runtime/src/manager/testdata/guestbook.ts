@@ -1,9 +1,9 @@
 // The test kind matching testdata/guestbooks.yaml, declared the way scaffolded types modules are.
-import { afterAll, beforeAll } from 'vitest';
 import { groupVersion } from '../../api/kind.js';
 import type { Condition, ObjectMeta } from '../../api/types.js';
 import { createClient, type Client } from '../../client/client.js';
 import { startTestEnv, type TestEnv } from '../../envtest/index.js';
+import { useTestEnv } from '../../envtest/testdata/use-test-env.js';
 
 export interface Guestbook {
   apiVersion?: string;
@@ -23,18 +23,7 @@ export async function startGuestbookEnv(): Promise<{ env: TestEnv; client: Clien
   return { env, client: createClient(env.kubeConfig) };
 }
 
-/**
- * Starts a Guestbook API server (startGuestbookEnv) before the calling test file's tests and stops it
- * after them; `use` receives the env and its admin client once the server is up.
- */
+/** useTestEnv with the Guestbook CRD installed: the server up for the calling test file's tests. */
 export function useGuestbookEnv(use: (started: { env: TestEnv; client: Client }) => void): void {
-  let env: TestEnv | undefined;
-  beforeAll(async () => {
-    const started = await startGuestbookEnv();
-    env = started.env;
-    use(started);
-  });
-  afterAll(async () => {
-    await env?.stop();
-  });
+  useTestEnv({ crdPaths: [guestbookCrd] }, use);
 }
