@@ -6,7 +6,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { silentLogger } from '../../runtime/src/log/index.js';
 import { createManager, type Manager } from '../../runtime/src/manager/manager.js';
 import { Result, terminal } from '../../runtime/src/reconcile/index.js';
 import { ciTool } from '../../src/testdata/ci-tools.js';
+import { freePort } from '../../src/testdata/ports.js';
 
 interface Sample { labels: Record<string, string>; value?: number | string; buckets?: Record<string, number> }
 interface Family { type: string; help: string; samples: Sample[] }
@@ -30,14 +30,6 @@ let client: Client;
 let peer: ChildProcess | undefined;
 let peerLog = '';
 const certDir = mkdtempSync(join(tmpdir(), 'crpeer-'));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function get(url: string): Promise<string> {
   return fetch(url).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`GET ${url}: ${r.status}`))));

@@ -5,7 +5,7 @@
 // children of those client spans.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { silentLogger } from '../../runtime/src/log/index.js';
 import { createManager } from '../../runtime/src/manager/manager.js';
 import { Result } from '../../runtime/src/reconcile/index.js';
 import { ciTool } from '../../src/testdata/ci-tools.js';
+import { freePort } from '../../src/testdata/ports.js';
 
 interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: { key: string; value: Record<string, unknown> }[]; events?: { name: string }[]; status?: { code?: number } }
 interface OtlpLine { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { scope?: { name?: string }; spans: OtlpSpan[] }[] }[] }
@@ -27,14 +28,6 @@ let collectorLog = '';
 let env: TestEnv;
 let client: Client;
 let httpPort = 0;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const listening = (port: number) => new Promise<boolean>((resolve) => {
   const s = connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
