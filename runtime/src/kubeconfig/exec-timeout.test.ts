@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { rejection } from '../manager/testdata/wait.js';
 import { Transport } from '../transport/index.js';
 import { loadKubeConfig, type LoadKubeConfigOptions } from './index.js';
 
@@ -53,16 +54,6 @@ async function hungPlugin(opts: LoadKubeConfigOptions = {}) {
   process.env.KUBECONFIG = file;
   const kubeConfig = await loadKubeConfig(opts);
   return { kubeConfig, pids: () => readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) };
-}
-
-async function rejection(p: Promise<unknown>): Promise<{ ms: number; err: Error }> {
-  const started = performance.now();
-  try {
-    await p;
-  } catch (err) {
-    return { ms: performance.now() - started, err: err as Error };
-  }
-  throw new Error('expected a rejection');
 }
 
 const alive = (pid: number) => {

@@ -17,6 +17,7 @@ import { loadKubeConfig } from '../kubeconfig/index.js';
 import { silentLogger } from '../log/index.js';
 import { createManager, type Manager, type ManagerOptions } from '../manager/index.js';
 import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { started } from '../manager/testdata/started.js';
 import { waitFor } from '../manager/testdata/wait.js';
 import { Result } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
@@ -46,16 +47,6 @@ async function elected(ns: string, kubeConfig: ManagerOptions['kubeConfig'], lea
     leaderElectionNamespace: ns,
     ...timings,
   });
-}
-
-function started(mgr: Manager) {
-  const ctl = new AbortController();
-  let settled: 'resolved' | Error | undefined;
-  const done = mgr.start(ctl.signal).then(
-    () => void (settled = 'resolved'),
-    (err: Error) => void (settled = err),
-  );
-  return { stop: () => ctl.abort(), done, get settled() { return settled; } };
 }
 
 const busyWait = (ms: number) => {

@@ -11,6 +11,7 @@ import { silentLogger } from '../log/index.js';
 import { createManager, type Manager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
 import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
+import { started } from '../manager/testdata/started.js';
 import { waitFor } from '../manager/testdata/wait.js';
 
 let env: TestEnv;
@@ -43,16 +44,6 @@ async function electedManager(name: string, ns: string, lease: string, log: Reco
     },
   });
   return mgr;
-}
-
-function started(mgr: Manager) {
-  const ctl = new AbortController();
-  let settled: 'resolved' | Error | undefined;
-  const done = mgr.start(ctl.signal).then(
-    () => void (settled = 'resolved'),
-    (err: Error) => void (settled = err),
-  );
-  return { stop: () => ctl.abort(), done, get settled() { return settled; } };
 }
 
 async function createGuestbook(ns: string, name: string): Promise<void> {

@@ -11,6 +11,7 @@ import { silentLogger } from '../log/index.js';
 import { Result } from '../reconcile/index.js';
 import { createManager, type Manager, type ManagerOptions } from './index.js';
 import { Guestbook, useGuestbookEnv } from './testdata/guestbook.js';
+import { started } from './testdata/started.js';
 import { waitFor } from './testdata/wait.js';
 
 let env: TestEnv;
@@ -38,17 +39,6 @@ function elected(ns: string, extra: Partial<ManagerOptions> = {}): Promise<Manag
     retryPeriodMs: 500,
     ...extra,
   });
-}
-
-function started(mgr: Manager) {
-  const ctl = new AbortController();
-  let settled: 'resolved' | Error | undefined;
-  let settledAt: number | undefined;
-  const done = mgr.start(ctl.signal).then(
-    () => void (settled = 'resolved'),
-    (err: Error) => void (settled = err),
-  ).finally(() => (settledAt = performance.now()));
-  return { stop: () => ctl.abort(), done, get settled() { return settled; }, get settledAt() { return settledAt; } };
 }
 
 /** The value of workqueue_depth for the `guestbook` controller in `mgr`'s registry. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap } from '../api/builtins.js';
 import { createClient } from '../client/client.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
+import { rejection } from '../manager/testdata/wait.js';
 import { Transport } from './transport.js';
 
 let server: Server;
@@ -30,17 +31,6 @@ afterAll(async () => {
   for (const s of sockets) s.destroy();
   await new Promise((resolve) => server.close(resolve));
 });
-
-/** How long `p` took to reject, and with what. */
-async function rejection(p: Promise<unknown>): Promise<{ ms: number; err: Error }> {
-  const started = performance.now();
-  try {
-    await p;
-  } catch (err) {
-    return { ms: performance.now() - started, err: err as Error };
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('a server that never answers', () => {
   it('a call is aborted by its signal (ctx.signal in a reconcile), for reads and writes alike', async () => {

@@ -9,3 +9,14 @@ export async function waitFor(cond: () => boolean, timeoutMs: number, what: stri
   }
   return performance.now() - start;
 }
+
+/** How long `p` took to reject, and with what. */
+export async function rejection(p: Promise<unknown>): Promise<{ ms: number; err: Error }> {
+  const started = performance.now();
+  try {
+    await p;
+  } catch (err) {
+    return { ms: performance.now() - started, err: err as Error };
+  }
+  throw new Error('expected a rejection');
+}
