@@ -23,7 +23,8 @@ export interface UpdateOptions {
 const SKIP = [/^node_modules\//, /^package-lock\.json$/, /^PROJECT$/, /^dist\//];
 
 /** A command of one opgen: argv in, exit code and output out. */
-type Opgen = (cwd: string, argv: string[]) => Promise<{ code: number; output: string }>;
+/** Runs opgen with argv in cwd and returns its exit code and output. */
+export type Opgen = (cwd: string, argv: string[]) => Promise<{ code: number; output: string }>;
 
 export interface MergeResult {
   path: string;
@@ -32,7 +33,8 @@ export interface MergeResult {
   note?: string;
 }
 
-export async function updateCommand(ctx: CommandContext, o: UpdateOptions): Promise<number> {
+/** `current` runs this opgen in process; the CLI passes it in, so update does not import the CLI that loads it. */
+export async function updateCommand(ctx: CommandContext, o: UpdateOptions, current: Opgen): Promise<number> {
   const tree = new Tree(ctx.cwd);
   const project = loadProject(tree);
   const recorded = project.cliVersion;
@@ -47,7 +49,7 @@ export async function updateCommand(ctx: CommandContext, o: UpdateOptions): Prom
     const base = join(work, 'base', project.projectName);
     const theirs = join(work, 'theirs', project.projectName);
     await replay(old, base, project, tree, `--from ${spec}`);
-    await replay(currentOpgen, theirs, project, tree, 'opgen update');
+    await replay({ run: current }, theirs, project, tree, 'opgen update');
     const results = mergeScaffolds(tree, readScaffold(base), readScaffold(theirs), { base: `opgen ${versionOf(old.dir) ?? spec} scaffold`, theirs: `opgen ${opgenVersion()} scaffold` });
     saveProject(tree, { ...project, cliVersion: opgenVersion() });
     commitTree(tree, { dryRun: o.dryRun, out: ctx.out });
@@ -105,16 +107,6 @@ function versionOf(pkgDir: string): string | undefined {
     return undefined;
   }
 }
-
-/** This opgen, in process. */
-const currentOpgen = {
-  run: (async (at, argv) => {
-    const { run } = await import('../cli/main.js');
-    let output = '';
-    const code = await run(argv, { stdout: (s) => void (output += s), stderr: (s) => void (output += s) }, at);
-    return { code, output };
-  }) as Opgen,
-};
 
 /** The commands that scaffold this PROJECT, in the order they were recorded. */
 export function replayCommands(project: ProjectConfig, tree: Tree): string[][] {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { isOpgenError } from '../../src/diag/diagnostic.js';
-import { createHelmApi, type CreateHelmApiOptions } from '../../src/helm-operator/create-api.js';
+import { createHelmApi, type CreateHelmApiOptions } from '../../src/commands/create-api/helm-chart.js';
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgen, opgenOk } from '../../src/testdata/cli.js';
 import { snapshot, tempDir } from '../../src/testdata/files.js';

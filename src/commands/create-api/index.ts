@@ -78,7 +78,7 @@ function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
 
 export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions): Promise<number> {
   if (o.helmChart !== undefined || o.helmChartVersion !== undefined) {
-    const { createHelmApi } = await import('../../helm-operator/create-api.js');
+    const { createHelmApi } = await import('./helm-chart.js');
     return createHelmApi(ctx, o);
   }
   const gvk = validateFlags(o);

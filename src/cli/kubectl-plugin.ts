@@ -1,6 +1,6 @@
 // `kubectl opgen …`: the kubectl plugin (bin/kubectl-opgen, found by kubectl as kubectl-opgen on PATH)
 // exposes the opgen commands that act on a cluster, and only those.
-import { run, type Io } from '../cli/main.js';
+import { run, type Io } from './main.js';
 
 export const PLUGIN_COMMANDS = ['doctor', 'dev', 'debug'] as const;
 

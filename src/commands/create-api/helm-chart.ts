@@ -8,15 +8,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, posix, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { CommandContext } from '../common/command-context.js';
-import { toYaml } from '../common/yaml.js';
-import { stageAndCommit, sourceHeader } from '../commands/shared/run-in-tree.js';
-import { importPath, kebab } from '../commands/shared/names.js';
-import { OpgenError } from '../diag/diagnostic.js';
-import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkKind, pluralize } from '../naming/index.js';
-import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ResourceConfig } from '../project/index.js';
-import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../scaffold/index.js';
-import { chartCrd, chartRbacRules, renderedKinds, watchesEntry, type RenderedKind } from './chart-api.js';
+import type { CommandContext } from '../../common/command-context.js';
+import { toYaml } from '../../common/yaml.js';
+import { stageAndCommit, sourceHeader } from '../shared/run-in-tree.js';
+import { importPath, kebab } from '../shared/names.js';
+import { OpgenError } from '../../diag/diagnostic.js';
+import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkKind, pluralize } from '../../naming/index.js';
+import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ResourceConfig } from '../../project/index.js';
+import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../../scaffold/index.js';
+import { chartCrd, chartRbacRules, renderedKinds, watchesEntry, type RenderedKind } from '../../helm-operator/chart-api.js';
 
 export interface CreateHelmApiOptions {
   group?: string;
