@@ -112,9 +112,13 @@ describe('opgen doctor on the API server', () => {
     let { code, report } = await doctor();
     expect(code).toBe(1);
     const rbac = report.findings.filter((f) => f.check === 'rbac');
+    const marker = '// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch;create;update;patch;delete';
+    // Where the scaffold put the marker (the controller template decides the line).
+    const markerLine = readFileSync(join(dir, 'src/controller/memcached-controller.ts'), 'utf8').split('\n').indexOf(marker) + 1;
+    expect(markerLine).toBeGreaterThan(0);
     expect(rbac).toEqual([{
       check: 'rbac', subject: `watch ${CRD}`, status: 'error',
-      message: 'system:serviceaccount:dp-system:dp-controller-manager may not, though marker `// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch;create;update;patch;delete` (src/controller/memcached-controller.ts:21:1) asks for it',
+      message: `system:serviceaccount:dp-system:dp-controller-manager may not, though marker \`${marker}\` (src/controller/memcached-controller.ts:${markerLine}:1) asks for it`,
       fix: 'opgen generate rbac, then apply config/rbac (kubectl apply -k config/default) so the manager role and its binding grant it',
     }]);
 
