@@ -171,8 +171,16 @@ function runScenario(title: string, gate: boolean, objects: number) {
       await until('5 members everywhere, settled', 60_000, () => running().every((r) => r.gauges.opgen_sharding_ring_members === 5 && r.gauges.opgen_sharding_active === 1), debug);
       await until('every object reconciled at its new version', 240_000, () => unreconciled(want).length === 0, debug);
       expectNoOverlap();
+      // The newcomers own their share. On a quiet machine the old three can finish the edits above
+      // before r3 and r4 join, so a second edit, on the settled ring, shows the newcomers reconcile it.
+      await until('the owned gauges to add up to every object', 10_000, () => running().reduce((n, r) => n + (r.gauges.opgen_sharding_objects_owned ?? 0), 0) === objects, debug);
+      for (const r of running()) if (r.id === 'r3' || r.id === 'r4') expect(r.gauges.opgen_sharding_objects_owned ?? 0).toBeGreaterThan(objects / 20);
+      await touch([...(await versions()).keys()], 1.5);
+      const again = await versions();
+      await until('every object reconciled on the settled ring', 240_000, () => unreconciled(again).length === 0, debug);
+      expectNoOverlap();
       const latest = new Map<string, string>();
-      for (const r of records) if (want.get(r.k) === r.v) latest.set(r.k, r.r);
+      for (const r of records) if (again.get(r.k) === r.v) latest.set(r.k, r.r);
       for (const id of ['r3', 'r4']) expect([...latest.values()].filter((o) => o === id).length).toBeGreaterThan(objects / 20);
       // Every replica logged the ring change.
       for (const r of running()) expect(r.ringChanges().length).toBeGreaterThan(0);
