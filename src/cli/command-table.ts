@@ -44,6 +44,8 @@ export const groups: Record<string, string> = {
 };
 
 const dryRun: OptionSpec = { flags: '--dry-run', description: 'print the files that would change (CREATE/UPDATE/DELETE) and write nothing' };
+// The override of the CRD upgrade check against the recorded release (config/crd/released), with its reason.
+const allowUnsafeCrdChanges: OptionSpec = { flags: '--allow-unsafe-crd-changes <reason>', description: 'write CRD changes that would break objects stored by the recorded release anyway, saying why' };
 
 // Erased at build time: --help loads none of the generators.
 type GenModule = typeof import('../gen/command.js');
@@ -206,6 +208,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--check', description: 'write nothing; exit 1 if the generated files are out of date' },
       dryRun,
       { flags: '--watch', description: 'generate, then regenerate what changed whenever a source changes, until Ctrl-C' },
+      allowUnsafeCrdChanges,
     ],
     async run(ctx, args, o) {
       let crd: string | undefined;
@@ -219,7 +222,7 @@ export const commands: readonly CommandSpec[] = [
       });
       const gen = await loadGen();
       const crdOptions = crd === undefined ? undefined : (await import('../crd/crd-options.js')).parseCrdOptions(crd);
-      const options = { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, ...(crdOptions ? { crd: crdOptions } : {}) };
+      const options = { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, ...(crdOptions ? { crd: crdOptions } : {}), ...allowUnsafe(o) };
       if (o.watch === true) {
         const { watchGenerate } = await import('../gen/watch.js');
         const stop = new AbortController();
@@ -276,6 +279,20 @@ export const commands: readonly CommandSpec[] = [
       if (since !== undefined && args.length === 1) return crdDiffCommand(ctx, { old: args[0]!, new: args[0]!, since });
       if (args.length !== 2 || since !== undefined) throw new OpgenError(`expected ${since === undefined ? 'two arguments' : 'one argument with --since'}, got ${args.length}`, { flag: 'crd diff' }, 'run opgen crd diff <old CRDs> <new CRDs>, or opgen crd diff --since <release tag> <CRDs> (files or folders)');
       return crdDiffCommand(ctx, { old: args[0]!, new: args[1]! });
+    },
+  },
+  {
+    path: ['crd', 'record'],
+    summary: 'Record the CRDs you release in config/crd/released (commit it with the release); generate and generate bundle then refuse changes unsafe against them',
+    options: [
+      { flags: '--version <release>', description: 'the release these CRDs ship in, e.g. 0.2.0' },
+      { flags: '--from <dir>', description: 'the CRDs to record', default: 'config/crd/bases' },
+      allowUnsafeCrdChanges,
+      dryRun,
+    ],
+    async run(ctx, _args, o) {
+      const { crdRecordCommand } = await import('../crd-upgrade/released.js');
+      return crdRecordCommand(ctx, { version: str(o.version), from: str(o.from) ?? 'config/crd/bases', dryRun: o.dryRun === true, ...allowUnsafe(o) });
     },
   },
   {
@@ -410,6 +427,14 @@ function unknownTarget(t: string): OpgenError {
   return new OpgenError(`unknown target '${t}'`, { flag: 'generate' }, `use one or more of: ${generateTargets.join(', ')}`);
 }
 
+// The override's reason, which must say something.
+function allowUnsafe(o: Record<string, string | boolean | undefined>): { allowUnsafeCrdChanges?: string } {
+  const reason = str(o.allowUnsafeCrdChanges);
+  if (reason === undefined) return {};
+  if (reason.trim() === '') throw new OpgenError('the override needs a reason', { flag: '--allow-unsafe-crd-changes' }, "say why the break is intended, e.g. --allow-unsafe-crd-changes 'v1alpha1 has no users yet'");
+  return { allowUnsafeCrdChanges: reason };
+}
+
 // OLM (operator-sdk's half): the base CSV, bundles, their validation and a file-based catalog. After
 // `generate`, whose subcommands they are.
 type OlmModule = typeof import('../olm/command.js');
@@ -438,6 +463,7 @@ function olmCommands(): CommandSpec[] {
         { flags: '--skip-range <range>', description: 'olm.skipRange, e.g. ">=0.1.0 <0.2.0"' },
         { flags: '--output-dir <dir>', description: 'bundle directory', default: 'bundle' },
         { flags: '--use-image-digests', description: 'pin container images by digest, asking their registries' },
+        allowUnsafeCrdChanges,
         dryRun,
       ],
       async run(ctx, _args, o) {
@@ -451,6 +477,7 @@ function olmCommands(): CommandSpec[] {
           outputDir: str(o.outputDir) ?? 'bundle',
           useImageDigests: o.useImageDigests === true,
           dryRun: o.dryRun === true,
+          ...allowUnsafe(o),
         });
       },
     },

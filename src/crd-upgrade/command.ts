@@ -15,7 +15,7 @@ export interface CrdDiffOptions {
   since?: string;
 }
 
-interface LoadedCrd {
+export interface LoadedCrd {
   crd: Crd;
   file: string;
   /** Finds the 1-based line and column of a YAML path in the CRD's document (the deepest part that exists). */
@@ -26,16 +26,19 @@ export async function crdDiffCommand(ctx: CommandContext, o: CrdDiffOptions): Pr
   const olds = o.since === undefined ? await loadCrds(ctx.cwd, o.old, 'old') : await loadCrdsAt(ctx.cwd, o.since, o.old);
   const news = await loadCrds(ctx.cwd, o.new, 'new');
   const { findings, compared } = compareSets(olds, news);
-  for (const { at, f, name } of findings) {
-    const where = f.where === 'crd' ? '' : ` ${f.where}`;
-    const field = f.path === undefined ? '' : ` ${f.rule === 'existingFieldRemoval' ? displayRemoved(f.path) : displayPath(f.path)}`;
-    (f.level === 'error' ? ctx.err : ctx.out)(`${at}: ${f.level}: ${name}${where}${field}: ${f.message}; ${f.why} (${f.fix}) [${f.origin} ${f.rule}]`);
-  }
+  for (const x of findings) (x.f.level === 'error' ? ctx.err : ctx.out)(`${x.at}: ${x.f.level}: ${describeFinding(x)} (${x.f.fix}) [${x.f.origin} ${x.f.rule}]`);
   const errors = findings.filter((x) => x.f.level === 'error').length;
   const warnings = findings.length - errors;
   const counts = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
   ctx.out(errors === 0 ? `${compared} CRD${compared === 1 ? '' : 's'} compared: safe to upgrade (${counts})` : `${compared} CRD${compared === 1 ? '' : 's'} compared: ${counts}`);
   return errors > 0 ? 1 : 0;
+}
+
+/** `<crd> <version> <field>: what changed; why it breaks`, the part of a finding's line before the fix. */
+export function describeFinding({ name, f }: Located): string {
+  const where = f.where === 'crd' ? '' : ` ${f.where}`;
+  const field = f.path === undefined ? '' : ` ${f.rule === 'existingFieldRemoval' ? displayRemoved(f.path) : displayPath(f.path)}`;
+  return `${name}${where}${field}: ${f.message}; ${f.why}`;
 }
 
 function displayRemoved(path: string): string {
@@ -103,12 +106,17 @@ function yamlPathOf(crd: Crd, f: Finding): (string | number)[] {
 async function loadCrds(cwd: string, arg: string, which: 'old' | 'new'): Promise<LoadedCrd[]> {
   const abs = resolve(cwd, arg);
   if (!existsSync(abs)) throw new OpgenError(`${arg}: no such file or folder`, { flag: `crd diff <${which}>` }, `pass the ${which} CRD file or the folder holding ${which === 'old' ? 'the released' : 'the new'} CRDs`);
+  const out = await parseCrds(yamlFiles(cwd, abs));
+  if (out.length === 0) throw new OpgenError(`${arg} holds no CustomResourceDefinition`, { flag: `crd diff <${which}>` }, 'pass CRD manifests such as config/crd/bases');
+  return out;
+}
+
+/** The YAML files of a folder (not its subfolders), or the one file, as shown to the user and their text. */
+export function yamlFiles(cwd: string, abs: string): { shown: string; text: string }[] {
   const files = statSync(abs).isDirectory()
     ? readdirSync(abs).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(abs, f))
     : [abs];
-  const out = await parseCrds(files.map((f) => ({ shown: relative(cwd, f) || '.', text: readFileSync(f, 'utf8') })));
-  if (out.length === 0) throw new OpgenError(`${arg} holds no CustomResourceDefinition`, { flag: `crd diff <${which}>` }, 'pass CRD manifests such as config/crd/bases');
-  return out;
+  return files.map((f) => ({ shown: relative(cwd, f) || '.', text: readFileSync(f, 'utf8') }));
 }
 
 /**
@@ -133,7 +141,8 @@ async function loadCrdsAt(cwd: string, ref: string, arg: string): Promise<Loaded
   return out;
 }
 
-async function parseCrds(files: { shown: string; text: string }[]): Promise<LoadedCrd[]> {
+/** Every CustomResourceDefinition in the YAML texts, with where it came from; bad YAML is a positioned error. */
+export async function parseCrds(files: { shown: string; text: string }[]): Promise<LoadedCrd[]> {
   const { LineCounter, parseAllDocuments } = await import('yaml');
   const { locateIn } = await import('./yaml-locate.js');
   const out: LoadedCrd[] = [];

@@ -13,6 +13,7 @@ import { Tree, commitTrees } from '../scaffold/index.js';
 import { compareWithRecord, readRecord, recordKey, sha1, writeRecord } from './check-cache.js';
 import { expandPaths } from '../common/paths.js';
 import { warnKindDeclarationMismatches } from './kind-declaration.js';
+import { checkCrdUpgrade } from './crd-upgrade-check.js';
 import { createGeneratorRegistry } from '../registry/index.js';
 import { loadTypeScript } from '../common/typescript-loader.js';
 import { toYaml } from '../common/yaml.js';
@@ -30,6 +31,8 @@ export interface GenerateOptions {
   dryRun: boolean;
   /** controller-gen's crd options (`crd:maxDescLen=0`). */
   crd?: CrdOptions;
+  /** --allow-unsafe-crd-changes: why CRD changes unsafe against the recorded release are written anyway. */
+  allowUnsafeCrdChanges?: string;
 }
 
 /**
@@ -196,6 +199,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   }
   if (sources.syntaxErrors.length > 0) throw new OpgenErrors(sortErrors(sources.syntaxErrors));
   if (errors.length > 0) throw new OpgenErrors(sortErrors(errors));
+  if (targets.includes('crd') && inProject && !o.check) await checkCrdUpgrade(o, outputDirFor(o, targets, 'crd'), outputs, out);
 
   // One tree per root: the working directory, or an --output-dir outside it.
   const trees = new Map<string, Tree>();

@@ -38,6 +38,8 @@ export interface GenerateBundleOptions {
   outputDir: string;
   useImageDigests: boolean;
   dryRun: boolean;
+  /** --allow-unsafe-crd-changes: why CRD changes unsafe against the recorded release are bundled anyway. */
+  allowUnsafeCrdChanges?: string;
 }
 
 export async function generateBundleCommand(ctx: CommandContext, o: GenerateBundleOptions): Promise<number> {
@@ -78,6 +80,12 @@ export async function generateBundleCommand(ctx: CommandContext, o: GenerateBund
   const built = buildBundle(rendered, inputs, notes);
   await stageBundle(tree, built, inputs, previous);
   for (const n of notes) ctx.err(n);
+  // The bundle's CRDs (rendered, as the cluster will get them) against the recorded release, before writing.
+  const { checkAgainstReleased, hasReleasedCrds } = await import('../crd-upgrade/released.js');
+  if (hasReleasedCrds(ctx.cwd)) {
+    const crdFiles = [...built.files].filter(([, obj]) => obj.kind === 'CustomResourceDefinition').map(([name]) => `${outputDir}/manifests/${name}`).sort();
+    await checkAgainstReleased(ctx.cwd, crdFiles.map((shown) => ({ shown, text: tree.read(shown)! })), { out: ctx.err, ...(o.allowUnsafeCrdChanges === undefined ? {} : { allow: o.allowUnsafeCrdChanges }) });
+  }
   commit(ctx, tree, o.dryRun);
   return 0;
 }
