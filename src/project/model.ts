@@ -18,6 +18,11 @@ export interface ProjectConfig {
    */
   namespaced?: boolean;
   /**
+   * Every replica is active and reconciles its share of the objects (`init --sharded`, `edit --sharded`):
+   * createManager's `sharding: true`, replicas > 1 in config/manager (an opgen field).
+   */
+  sharded?: boolean;
+  /**
    * The oldest Kubernetes the operator supports (`1.30` or `1.30.0`): `generate` checks CEL rules against
    * that version's API server and the OLM base CSV takes it as spec.minKubeVersion (an opgen field).
    */

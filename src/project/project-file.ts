@@ -41,6 +41,7 @@ export function serializeProject(config: ProjectConfig): string {
   const plain = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
   if (!config.multigroup) delete plain.multigroup;
   if (!config.namespaced) delete plain.namespaced;
+  if (!config.sharded) delete plain.sharded;
   if (config.resources.length === 0) delete plain.resources;
   // As kubebuilder: a resource of a built-in group (core, apps, …) has no domain, so none is written.
   for (const r of (plain.resources ?? []) as Record<string, unknown>[]) if (r.domain === '') delete r.domain;
@@ -85,7 +86,7 @@ class Reader {
     const root = this.doc.contents;
     if (!isMap(root)) throw this.error(root, 'must be a YAML mapping with version, layout, domain and projectName');
     const path: string[] = [];
-    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'minKubeVersion', 'cliVersion', 'plugins', 'resources']);
+    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'sharded', 'minKubeVersion', 'cliVersion', 'plugins', 'resources']);
     const version = this.get(path, 'version', 'string', true);
     if (version !== '3') throw this.error(this.node(['version']), `unsupported PROJECT version "${version}"`, 'opgen reads version "3"');
     const project: ProjectConfig = {
@@ -101,6 +102,8 @@ class Reader {
     if (multigroup !== undefined) project.multigroup = multigroup;
     const namespaced = this.get(path, 'namespaced', 'boolean');
     if (namespaced !== undefined) project.namespaced = namespaced;
+    const sharded = this.get(path, 'sharded', 'boolean');
+    if (sharded !== undefined) project.sharded = sharded;
     const minKube = this.minKubeVersion();
     if (minKube !== undefined) project.minKubeVersion = minKube;
     const cliVersion = this.get(path, 'cliVersion', 'string');
