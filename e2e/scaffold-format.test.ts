@@ -1,7 +1,11 @@
 // A fresh scaffold passes the `prettier --check` it ships (package.json's format script, .prettierrc.json,
-// .prettierignore): init, create api, create webhook --defaulting --programmatic-validation, a second
-// version with a conversion webhook, checked by the
-// prettier version the scaffold's package.json asks for, installed from npm into a temporary folder.
+// .prettierignore), checked by the prettier version the scaffold's package.json asks for, installed from npm
+// into a temporary folder:
+// - init, create api, create webhook --defaulting --programmatic-validation, a second version with a
+//   conversion webhook;
+// - kinds of every name length a kind can have (2 to 62 characters: its plural is a DNS label of at most
+//   63), in a 63-character group, namespaced and cluster-scoped, a second controller, a built-in kind's
+//   controller and webhooks: the templates pick prettier's layout for each name (the `fits` helper).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,30 +13,88 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opgenOk } from '../src/testdata/cli.js';
 
-describe('a fresh scaffold', () => {
-  let work: string;
-  let project: string;
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'opgen-e2e-format-'));
-    project = join(work, 'memcached-operator');
-    mkdirSync(project);
-    await opgenOk(project, 'init', '--domain', 'example.com', '--skip-install');
-    await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
-    await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation');
-    // A conversion webhook: the hub's and the spoke's round-trip tests.
-    await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached');
-    await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1beta1');
-  }, 120_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+let work: string;
+let prettier: string | undefined;
 
-  it('passes prettier --check as its package.json pins it', async () => {
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'opgen-e2e-format-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** `prettier --check .` in the project, with the prettier its package.json pins (installed once). */
+async function prettierCheck(project: string): Promise<{ exitCode: number; output: string }> {
+  if (!prettier) {
     const range = (JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies.prettier;
     expect(range).toBeTruthy();
     const tools = join(work, 'tools');
     mkdirSync(tools);
     writeFileSync(join(tools, 'package.json'), '{"private":true}\n');
     await execa('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', `prettier@${range}`], { cwd: tools });
-    const r = await execa(join(tools, 'node_modules/.bin/prettier'), ['--check', '.'], { cwd: project, reject: false, all: true });
-    expect(r.exitCode, String(r.all)).toBe(0);
+    prettier = join(tools, 'node_modules/.bin/prettier');
+  }
+  const r = await execa(prettier, ['--check', '.'], { cwd: project, reject: false, all: true });
+  return { exitCode: r.exitCode ?? 1, output: String(r.all) };
+}
+
+async function newProject(name: string): Promise<string> {
+  const project = join(work, name);
+  mkdirSync(project);
+  await opgenOk(project, 'init', '--domain', 'example.com', '--skip-install');
+  return project;
+}
+
+/** A PascalCase kind of n characters. */
+const kindOf = (n: number): string => `K${'abcdefghij'.repeat(7).slice(0, n - 1)}`;
+
+describe('a fresh scaffold', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await newProject('memcached-operator');
+    await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached');
+    await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation');
+    // A conversion webhook: the hub's and the spoke's round-trip tests.
+    await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached');
+    await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', 'Memcached', '--conversion', '--spoke', 'v1beta1');
+  }, 120_000);
+
+  it('passes prettier --check as its package.json pins it', async () => {
+    const r = await prettierCheck(project);
+    expect(r.exitCode, r.output).toBe(0);
   }, 180_000);
+});
+
+describe('a fresh scaffold with kind names of every length', () => {
+  let project: string;
+  const group = 'g'.repeat(63);
+  beforeAll(async () => {
+    project = await newProject('lengths-operator');
+    for (let n = 2; n <= 62; n++) await opgenOk(project, 'create', 'api', '--group', group, '--version', 'v1', '--kind', kindOf(n));
+    await opgenOk(project, 'create', 'api', '--group', group, '--version', 'v1', '--kind', `Cluster${kindOf(55)}`, '--namespaced=false');
+    await opgenOk(project, 'create', 'api', '--group', group, '--version', 'v1', '--kind', kindOf(62), '--resource=false', '--controller-name', 'second-controller-of-the-longest-kind');
+    await opgenOk(project, 'create', 'api', '--group', 'apps', '--version', 'v1', '--kind', 'Deployment', '--resource=false');
+    for (const n of [2, 9]) {
+      await opgenOk(project, 'create', 'webhook', '--group', group, '--version', 'v1', '--kind', kindOf(n), '--defaulting', '--programmatic-validation');
+    }
+  }, 300_000);
+
+  it('passes prettier --check for every name length, cluster-scoped, second and built-in controllers, short webhooks', async () => {
+    const r = await prettierCheck(project);
+    expect(r.exitCode, r.output).toBe(0);
+  }, 180_000);
+});
+
+// templates/webhook/** is another change's at the time of writing: it renders long method signatures and
+// imports on one line whatever the name's length. Until that is fixed, prettier may flag only src/webhook/.
+describe('create api and create webhook for a long kind name', () => {
+  it('flags nothing outside src/webhook/ (known: templates/webhook is not prettier-clean for long names)', async () => {
+    const project = await newProject('long-webhook-operator');
+    const kind = 'VeryLongKindNameForAnOperatorResource';
+    await opgenOk(project, 'create', 'api', '--group', 'cache', '--version', 'v1alpha1', '--kind', kind);
+    await opgenOk(project, 'create', 'webhook', '--group', 'cache', '--version', 'v1alpha1', '--kind', kind, '--defaulting', '--programmatic-validation');
+    const r = await prettierCheck(project);
+    const flagged = [...r.output.matchAll(/^\[warn\] (\S+\.\w+)$/gm)].map((m) => m[1]!);
+    if (flagged.length > 0) console.log(`known, templates/webhook: prettier flags ${flagged.join(', ')}`);
+    expect(flagged.filter((f) => !f.startsWith('src/webhook/')), r.output).toEqual([]);
+    expect(r.exitCode === 0 || flagged.length > 0, r.output).toBe(true);
+  }, 300_000);
 });

@@ -76,6 +76,20 @@ function walk(dir: string, prefix: string): string[] {
   });
 }
 
+/** printWidth of the scaffold's .prettierrc.json (templates/init). */
+const PRINT_WIDTH = 120;
+
+/**
+ * `{{#fits}}one line{{else fits}}hugged{{else}}broken{{/fits}}`: the first layout whose lines all fit the
+ * scaffold's print width, the last one otherwise. A statement whose length depends on a name (a kind,
+ * a group) lists the layouts prettier picks from, in its order, so the file passes `prettier --check`
+ * for any name.
+ */
+function fits(this: unknown, options: HandlebarsNamespace.HelperOptions): string {
+  const text = options.fn(this);
+  return text.split('\n').every((line) => line.length <= PRINT_WIDTH) ? text : options.inverse(this);
+}
+
 function outputPath(source: string, placeholders: Record<string, string>): string {
   return source.replace(/\.hbs$/, '').replace(/__([a-zA-Z]+)__/g, (whole, name: string) => {
     if (name === 'dot') return '.';
@@ -98,6 +112,7 @@ function handlebars(): typeof HandlebarsNamespace {
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.hbs')).sort()) {
     hb.registerPartial(name.replace(/\.hbs$/, ''), readFileSync(join(dir, name), 'utf8'));
   }
+  hb.registerHelper('fits', fits);
   instance = hb;
   return hb;
 }
