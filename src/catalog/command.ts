@@ -7,8 +7,7 @@ import type { CommandContext } from '../common/command-context.js';
 import type { Document } from 'yaml';
 import { OpgenError, OpgenErrors, type Position } from '../diag/diagnostic.js';
 import { toYaml } from '../gen/yaml.js';
-import { checkDns1123Label } from '../naming/validate.js';
-import { readBundle, type CatalogBundle } from '../olm/catalog.js';
+import { bundleBlob, bundleImage, readBundles, type CatalogBundle } from '../olm/catalog.js';
 import { compareSemVer } from '../olm/semver.js';
 import { commitTree, renderTemplates, Tree } from '../scaffold/index.js';
 import { ARCHETYPES, generateChannels, templateSettings, type Archetype, type RenderedBundle, type SemverTemplate } from './semver-template.js';
@@ -31,15 +30,8 @@ export async function catalogRenderCommand(ctx: CommandContext, o: CatalogRender
   const tree = new Tree(ctx.cwd);
   const outputDir = inside(ctx.cwd, o.outputDir, '--output-dir');
   const templatePath = inside(ctx.cwd, o.template, '--template');
-  if (o.bundles.length === 0) throw new OpgenError('no bundles given', { flag: '--bundles' }, 'list bundle directories separated by commas');
-  const bundles: CatalogBundle[] = [];
-  for (const d of o.bundles) bundles.push(await readBundle(ctx.cwd, d));
-  const pkg = o.package ?? bundles[0]!.package;
-  const badPkg = checkDns1123Label(pkg);
-  if (badPkg) throw new OpgenError(`package '${pkg}' ${badPkg}`, { flag: '--package' }, 'pass --package <name>');
-  const foreign = bundles.find((b) => b.package !== pkg);
-  if (foreign) throw new OpgenError(`${foreign.dir} belongs to package ${foreign.package}, not ${pkg}`, { flag: '--bundles' }, 'render one package from bundles of one package');
-  const imageOf = (b: CatalogBundle): string => (o.bundleImage ?? `${pkg}-bundle:v{version}`).replaceAll('{version}', b.version);
+  const { bundles, pkg } = await readBundles(ctx.cwd, o.bundles, o.package);
+  const imageOf = (b: CatalogBundle): string => bundleImage(o.bundleImage, pkg, b);
   const byImage = new Map<string, CatalogBundle>();
   for (const b of bundles) {
     const other = byImage.get(imageOf(b));
@@ -186,17 +178,6 @@ async function readTemplate(cwd: string, path: string): Promise<{ template: Semv
     }
   }
   return { template: t as unknown as SemverTemplate, lookup, doc };
-}
-
-/** One olm.bundle blob, with the properties opm renders for a registry+v1 bundle. */
-function bundleBlob(b: CatalogBundle, pkg: string, image: string): Record<string, unknown> {
-  const properties: object[] = [{ type: 'olm.package', value: { packageName: pkg, version: b.version } }];
-  for (const c of b.crds) {
-    const s = (c.spec ?? {}) as { group?: string; names?: { kind?: string }; versions?: { name: string }[] };
-    for (const v of s.versions ?? []) properties.push({ type: 'olm.gvk', value: { group: s.group, kind: s.names?.kind, version: v.name } });
-  }
-  for (const obj of [b.csv, ...b.crds]) properties.push({ type: 'olm.bundle.object', value: { data: Buffer.from(JSON.stringify(obj)).toString('base64') } });
-  return { schema: 'olm.bundle', name: b.name, package: pkg, image, properties, relatedImages: [{ name: '', image }, ...b.relatedImages] };
 }
 
 export interface CatalogValidateOptions {

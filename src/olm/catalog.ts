@@ -85,6 +85,38 @@ export async function readBundle(cwd: string, dir: string): Promise<CatalogBundl
   };
 }
 
+/**
+ * The bundles of `--bundles` and their package (`--package`, else the first bundle's), checked: a valid
+ * package name, every bundle of that package. `opgen generate catalog` and `opgen catalog render` read them so.
+ */
+export async function readBundles(cwd: string, dirs: string[], packageFlag: string | undefined): Promise<{ bundles: CatalogBundle[]; pkg: string }> {
+  if (dirs.length === 0) throw new OpgenError('no bundles given', { flag: '--bundles' }, 'list bundle directories separated by commas');
+  const bundles: CatalogBundle[] = [];
+  for (const d of dirs) bundles.push(await readBundle(cwd, d));
+  const pkg = packageFlag ?? bundles[0]!.package;
+  const badPkg = checkDns1123Label(pkg);
+  if (badPkg) throw new OpgenError(`package '${pkg}' ${badPkg}`, { flag: '--package' }, 'pass --package <name>');
+  const foreign = bundles.find((b) => b.package !== pkg);
+  if (foreign) throw new OpgenError(`${foreign.dir} belongs to package ${foreign.package}, not ${pkg}`, { flag: '--bundles' }, 'make a catalog package from bundles of one package');
+  return { bundles, pkg };
+}
+
+/** The bundle's image: `--bundle-image` with {version} replaced, else `<package>-bundle:v<version>`. */
+export function bundleImage(flag: string | undefined, pkg: string, b: CatalogBundle): string {
+  return (flag ?? `${pkg}-bundle:v{version}`).replaceAll('{version}', b.version);
+}
+
+/** One olm.bundle blob, with the properties opm renders for a registry+v1 bundle. */
+export function bundleBlob(b: CatalogBundle, pkg: string, image: string): Record<string, unknown> {
+  const properties: object[] = [{ type: 'olm.package', value: { packageName: pkg, version: b.version } }];
+  for (const c of b.crds) {
+    const s = (c.spec ?? {}) as { group?: string; names?: { kind?: string }; versions?: { name: string }[] };
+    for (const v of s.versions ?? []) properties.push({ type: 'olm.gvk', value: { group: s.group, kind: s.names?.kind, version: v.name } });
+  }
+  for (const obj of [b.csv, ...b.crds]) properties.push({ type: 'olm.bundle.object', value: { data: Buffer.from(JSON.stringify(obj)).toString('base64') } });
+  return { schema: 'olm.bundle', name: b.name, package: pkg, image, properties, relatedImages: [{ name: '', image }, ...b.relatedImages] };
+}
+
 /** Channel name → entries, in version order. */
 export function channelsOf(bundles: CatalogBundle[]): Map<string, ChannelEntry[]> {
   const out = new Map<string, ChannelEntry[]>();
@@ -146,14 +178,7 @@ export function graphProblems(channels: Map<string, ChannelEntry[]>, defaultChan
 export async function stageCatalog(tree: Tree, cwd: string, o: CatalogOptions): Promise<void> {
   const outputDir = relative(cwd, resolve(cwd, o.outputDir)).replaceAll('\\', '/');
   if (outputDir === '' || outputDir.startsWith('..')) throw new OpgenError(`'${o.outputDir}' is not a folder inside the project`, { flag: '--output-dir' }, 'pass a folder such as catalog');
-  if (o.bundles.length === 0) throw new OpgenError('no bundles given', { flag: '--bundles' }, 'list bundle directories separated by commas');
-  const bundles: CatalogBundle[] = [];
-  for (const d of o.bundles) bundles.push(await readBundle(cwd, d));
-  const pkg = o.package ?? bundles[0]!.package;
-  const badPkg = checkDns1123Label(pkg);
-  if (badPkg) throw new OpgenError(`package '${pkg}' ${badPkg}`, { flag: '--package' }, 'pass --package <name>');
-  const foreign = bundles.find((b) => b.package !== pkg);
-  if (foreign) throw new OpgenError(`${foreign.dir} belongs to package ${foreign.package}, not ${pkg}`, { flag: '--bundles' }, 'build one catalog package from bundles of one package');
+  const { bundles, pkg } = await readBundles(cwd, o.bundles, o.package);
   const seen = new Map<string, string>();
   for (const b of bundles) {
     const other = seen.get(b.name);
@@ -166,19 +191,9 @@ export async function stageCatalog(tree: Tree, cwd: string, o: CatalogOptions): 
   const problems = graphProblems(channels, defaultChannel, pkg);
   if (problems.length > 0) throw new OpgenErrors(problems.map((p) => new OpgenError(p, { flag: '--bundles' }, 'fix --replaces/--channels of the bundles involved and regenerate them')));
 
-  const imageFor = (b: CatalogBundle): string => (o.bundleImage ?? `${pkg}-bundle:v{version}`).replaceAll('{version}', b.version);
   const docs: object[] = [{ schema: 'olm.package', name: pkg, defaultChannel }];
   for (const [name, entries] of [...channels].sort((a, b) => (a[0] < b[0] ? -1 : 1))) docs.push({ schema: 'olm.channel', package: pkg, name, entries });
-  for (const b of [...bundles].sort((x, y) => compareSemVer(x.semver, y.semver))) {
-    const properties: object[] = [{ type: 'olm.package', value: { packageName: pkg, version: b.version } }];
-    for (const c of b.crds) {
-      const s = (c.spec ?? {}) as { group?: string; names?: { kind?: string }; versions?: { name: string }[] };
-      for (const v of s.versions ?? []) properties.push({ type: 'olm.gvk', value: { group: s.group, kind: s.names?.kind, version: v.name } });
-    }
-    for (const obj of [b.csv, ...b.crds]) properties.push({ type: 'olm.bundle.object', value: { data: Buffer.from(JSON.stringify(obj)).toString('base64') } });
-    const related = [{ name: '', image: imageFor(b) }, ...b.relatedImages];
-    docs.push({ schema: 'olm.bundle', name: b.name, package: pkg, image: imageFor(b), properties, relatedImages: related });
-  }
+  for (const b of [...bundles].sort((x, y) => compareSemVer(x.semver, y.semver))) docs.push(bundleBlob(b, pkg, bundleImage(o.bundleImage, pkg, b)));
   tree.write(`${outputDir}/${pkg}/catalog.yaml`, await toYaml(docs));
   renderTemplates(tree, 'olm/catalog', { data: { catalogDir: outputDir } });
   const source = {

@@ -11,6 +11,7 @@ import { Tree } from '../scaffold/index.js';
 import { commitTree } from '../scaffold/index.js';
 import { stageKustomizeManifests } from './base-csv.js';
 import { ANNOTATION, buildBundle, readPreviousMetadata, stageBundle, type BundleInputs } from './bundle.js';
+import type { CatalogOptions } from './catalog.js';
 import { checkCsvName } from './names.js';
 import { parseRange, parseSemVer } from './semver.js';
 
@@ -111,13 +112,7 @@ export async function validateBundleCommand(ctx: CommandContext, o: ValidateBund
   return errors > 0 ? 1 : 0;
 }
 
-export interface GenerateCatalogOptions {
-  bundles: string[];
-  package?: string;
-  defaultChannel?: string;
-  bundleImage?: string;
-  catalogImage?: string;
-  outputDir: string;
+export interface GenerateCatalogOptions extends CatalogOptions {
   dryRun: boolean;
 }
 
