@@ -1,5 +1,5 @@
 // `opgen update` on a project the previous release (b23796b) scaffolded: that opgen's packed tarball is
-// the --from, so update installs it with npm and replays PROJECT with it (the base; both tarballs are version 0.1.0) and with this opgen
+// the --from, so update installs it with npm and replays PROJECT with it (the base: opgen 0.1.0) and with this opgen
 // (theirs). Between the two releases the leader-election Role lost configmaps, the manager's grace period
 // went from 10 to 40 s and package.json lost @kubernetes/client-node: those must arrive, and the user's
 // edits (controller, types, config, a package.json script) must stay; an edit on the grace period line
@@ -69,8 +69,9 @@ describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
     edit(p, 'config/manager/manager.yaml', (t) => t.replace('replicas: 1', 'replicas: 2'));
     edit(p, 'package.json', (t) => t.replace('"scripts": {\n', '"scripts": {\n    "user:hello": "echo hello",\n'));
 
-    // Both releases are version 0.1.0, so an older recorded version stands in for the bump to show.
-    edit(p, 'PROJECT', (t) => t.replace(/^cliVersion: .*$/m, 'cliVersion: 0.0.9'));
+    // The previous release was 0.1.0; this one is another version, which the update records.
+    expect(read(p, 'PROJECT')).toMatch(/^cliVersion: 0\.1\.0$/m);
+    expect(opgenVersion()).not.toBe('0.1.0');
 
     const before = snapshot(p);
     const dry = await opgen(p, 'update', '--from', tarball, '--dry-run');
@@ -117,7 +118,7 @@ describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('CONFLICT config/manager/manager.yaml (1 conflict: resolve the <<<<<<< ======= >>>>>>> markers)');
     const manager = read(p, 'config/manager/manager.yaml');
-    expect(manager).toMatch(/<<<<<<< yours\n\s+terminationGracePeriodSeconds: 20\n=======\n[\s\S]*terminationGracePeriodSeconds: 40\n>>>>>>> opgen \S+ scaffold\n/);
+    expect(manager).toMatch(new RegExp(`<<<<<<< yours\\n\\s+terminationGracePeriodSeconds: 20\\n=======\\n[\\s\\S]*terminationGracePeriodSeconds: 40\\n>>>>>>> opgen ${opgenVersion().replaceAll('.', '\\.')} scaffold\\n`));
     expect(read(p, 'config/rbac/leader_election_role.yaml')).not.toContain('configmaps');
   }, STEP);
 
@@ -126,6 +127,16 @@ describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
     const r = await opgen(p, 'update', '--from', tarball);
     expect(r.code, r.stderr).toBe(0);
     expect(snapshot(p)).toEqual(snapshot(fresh));
+  }, STEP);
+
+  it('a project this opgen scaffolded (or updated) is up to date without --from: no npm, nothing written', async () => {
+    const p = copy('current');
+    await opgenOk(p, 'update', '--from', tarball);
+    expect(read(p, 'PROJECT')).toContain(`cliVersion: ${opgenVersion()}`);
+    const before = snapshot(p);
+    const r = await opgen(p, 'update');
+    expect(r).toMatchObject({ code: 0, stdout: `PROJECT's cliVersion is ${opgenVersion()}, this opgen's: the scaffold is up to date (pass --from <older opgen> to merge from another)\n` });
+    expect(snapshot(p)).toEqual(before);
   }, STEP);
 
   it('refuses a --from npm cannot install, in one line, writing nothing', async () => {

@@ -41,6 +41,11 @@ export async function updateCommand(ctx: CommandContext, o: UpdateOptions, curre
   if (o.from === undefined && recorded === undefined) {
     throw new OpgenError('PROJECT records no cliVersion (the opgen that scaffolded it)', { file: PROJECT_FILE }, 'pass --from opgen@<version> (or a tarball of that opgen)');
   }
+  if (o.from === undefined && recorded === opgenVersion()) {
+    // The recorded opgen is this one: its scaffold is this scaffold, there is nothing to merge.
+    ctx.out(`PROJECT's cliVersion is ${recorded}, this opgen's: the scaffold is up to date (pass --from <older opgen> to merge from another)`);
+    return 0;
+  }
   const spec = o.from ?? `opgen@${recorded}`;
   requireGit();
   const work = mkdtempSync(join(tmpdir(), 'opgen-update-'));
