@@ -2,8 +2,11 @@
 // code two entries share), and removes the per-file modules tsc wrote. Node keeps every loaded ES
 // module's record, source and loader state alive: the ~80 files of dist cost an idle operator ~5 MB of
 // RSS over the same code in one module (docs/runtime-performance.md). Declarations (.d.ts) stay as tsc
-// wrote them; the bundle keeps tsc's JavaScript as it is (no minifying), and its source maps carry that
-// JavaScript (sourcesContent), named after the file tsc wrote it to, for stack traces and debuggers.
+// wrote them; the bundle keeps tsc's JavaScript as it is (no minifying), so a stack frame in it reads
+// as the runtime's code. It has no source maps: an operator runs with --enable-source-maps (its own
+// stack traces name its TypeScript), and Node then loads the map of every module that names one and
+// decodes it on the first stack trace it formats: the bundle's maps (0.76 MB, mapping only to tsc's
+// JavaScript) cost an idle operator 2.3 MB of RSS (docs/runtime-performance.md).
 // The bundle is written in ASCII (other characters escaped) and without JSDoc comments: V8 holds a
 // module's source for as long as the module lives, two bytes per character if a single character is
 // outside Latin-1, so one '→' in a comment doubled the ~190 KB string; the JSDoc stays in the .d.ts
@@ -53,14 +56,14 @@ const bundle = await rolldown({
     throw new Error(`bundle: ${log.message}`);
   },
 });
-// Written beside dist, at its depth, so the maps' relative source paths stay right after the move.
+// Written beside dist, then copied into it.
 const out = join(pkgDir, '.bundle');
 rmSync(out, { recursive: true, force: true });
 try {
   await bundle.write({
     dir: out,
     format: 'esm',
-    sourcemap: true,
+    sourcemap: false,
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     charset: 'ascii',
