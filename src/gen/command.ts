@@ -19,6 +19,7 @@ import { loadTypeScript } from '../common/typescript-loader.js';
 import { toYaml } from '../common/yaml.js';
 
 import { generateTargets, type GenerateTarget } from './targets.js';
+import { chartDifferences, chartFolder, type CheckDifference } from './check-chart.js';
 
 export type { GenerateTarget };
 
@@ -107,6 +108,9 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   const projectText = inProject ? readFileSync(join(o.cwd, 'PROJECT'), 'utf8') : '';
   const minKubeLine = /^minKubeVersion:.*$/m.exec(projectText)?.[0] ?? null;
   const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject, crd: o.crd ?? null, ...(minKubeLine ? { minKubeLine } : {}) });
+  // The Helm chart is checked too when the project has one and this run generates all of config/.
+  const chartDir = o.check && inProject && !o.paths && !o.outputDir && targets.length === generateTargets.length ? await chartFolder(projectText) : undefined;
+  const fix = generateFix(o);
   if (o.check) {
     const record = readRecord(o.cwd, key);
     const differences = record && compareWithRecord(record, key, scanned);
@@ -115,7 +119,11 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       const crdDir = targets.includes('crd') ? outputDirFor(o, targets, 'crd') : undefined;
       const produced = new Set(Object.keys(record.outputs).filter((p) => dirname(p) === crdDir).map((p) => relative(crdDir!, p)));
       const leftOver = crdDir ? staleCrdFiles(crdDir, produced).map((path) => ({ path, kind: 'left over' as const })) : [];
-      return reportCheck(o.cwd, [...differences, ...leftOver], out);
+      const found = [...differences, ...leftOver].map((d) => ({ ...d, fix }));
+      // The chart is built from config/ as generate would write it: when that is the disk, render it in place;
+      // otherwise the full run below knows the contents.
+      if (!chartDir) return reportCheck(o.cwd, found, out);
+      if (found.length === 0) return reportCheck(o.cwd, await chartDifferences(o.cwd, chartDir, new Map()), out);
     }
   }
 
@@ -218,9 +226,14 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     tree.delete(relative(tree.root, abs));
   }
   if (o.check) {
-    const differences: { path: string; kind: 'missing' | 'stale' | 'left over' }[] = [];
+    const differences: CheckDifference[] = [];
     for (const tree of trees.values()) {
-      for (const c of tree.changes()) differences.push({ path: join(tree.root, c.path), kind: c.kind === 'create' ? 'missing' : c.kind === 'delete' ? 'left over' : 'stale' });
+      for (const c of tree.changes()) differences.push({ path: join(tree.root, c.path), kind: c.kind === 'create' ? 'missing' : c.kind === 'delete' ? 'left over' : 'stale', fix });
+    }
+    if (chartDir) {
+      const tree = trees.get(o.cwd);
+      const generated = new Map((tree?.changes() ?? []).map((c) => [c.path, tree!.read(c.path) ?? null]));
+      differences.push(...(await chartDifferences(o.cwd, chartDir, generated)));
     }
     return reportCheck(o.cwd, differences, out);
   }
@@ -236,11 +249,22 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   return 0;
 }
 
-function reportCheck(cwd: string, differences: { path: string; kind: 'missing' | 'stale' | 'left over' }[], out: (line: string) => void): number {
-  const lines = differences.map((d) => `${d.kind}: ${relative(cwd, d.path)}`).sort();
+/** One line per file with the command that updates it, then the commands in the order to run them. */
+function reportCheck(cwd: string, differences: CheckDifference[], out: (line: string) => void): number {
+  const lines = differences.map((d) => `${d.kind}: ${relative(cwd, d.path)} (run ${d.fix})`).sort();
   for (const line of lines) out(line);
-  if (lines.length > 0) out(`${lines.length} generated file${lines.length > 1 ? 's are' : ' is'} out of date: run opgen generate`);
+  // generate's own fix first: the chart is built from what it writes.
+  const fixes = [...new Set(differences.map((d) => d.fix))].sort((a, b) => Number(a.includes(' helm')) - Number(b.includes(' helm')));
+  if (lines.length > 0) out(`${lines.length} generated file${lines.length > 1 ? 's are' : ' is'} out of date: run ${fixes.join(', then ')}`);
   return lines.length > 0 ? 1 : 0;
+}
+
+/** The generate command line that rewrites what this run checks. */
+function generateFix(o: GenerateOptions): string {
+  const parts = ['opgen generate', ...o.targets];
+  if (o.paths) parts.push(`--paths ${o.paths}`);
+  if (o.outputDir) parts.push(`--output-dir ${o.outputDir}`);
+  return parts.join(' ');
 }
 
 /** The limit of kubectl's last-applied-configuration annotation: client-side apply fails above it. */

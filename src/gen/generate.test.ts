@@ -100,9 +100,9 @@ describe('opgen generate on a project', () => {
     expect(await run(dir, { check: true })).toEqual({
       code: 1,
       lines: [
-        'missing: config/crd/bases/cache.example.com_memcacheds.yaml',
-        'missing: config/rbac/role.yaml',
-        'missing: config/webhook/manifests.yaml',
+        'missing: config/crd/bases/cache.example.com_memcacheds.yaml (run opgen generate)',
+        'missing: config/rbac/role.yaml (run opgen generate)',
+        'missing: config/webhook/manifests.yaml (run opgen generate)',
         '3 generated files are out of date: run opgen generate',
       ],
     });
@@ -110,7 +110,7 @@ describe('opgen generate on a project', () => {
     await run(dir);
     expect(await run(dir, { check: true })).toEqual({ code: 0, lines: [] });
     writeFileSync(join(dir, 'config/rbac/role.yaml'), 'edited\n');
-    expect(await run(dir, { check: true })).toEqual({ code: 1, lines: ['stale: config/rbac/role.yaml', '1 generated file is out of date: run opgen generate'] });
+    expect(await run(dir, { check: true })).toEqual({ code: 1, lines: ['stale: config/rbac/role.yaml (run opgen generate)', '1 generated file is out of date: run opgen generate'] });
     expect(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8')).toBe('edited\n');
   });
 
@@ -124,7 +124,7 @@ describe('opgen generate on a project', () => {
     rmSync(join(dir, 'config/rbac/role.yaml'));
     expect(await run(dir, { check: true })).toEqual({
       code: 1,
-      lines: ['missing: config/rbac/role.yaml', 'stale: config/webhook/manifests.yaml', '2 generated files are out of date: run opgen generate'],
+      lines: ['missing: config/rbac/role.yaml (run opgen generate)', 'stale: config/webhook/manifests.yaml (run opgen generate)', '2 generated files are out of date: run opgen generate'],
     });
     // A changed source means the record proves nothing: the full run sees the new field.
     await run(dir);
@@ -132,7 +132,7 @@ describe('opgen generate on a project', () => {
     writeFileSync(types, readFileSync(types, 'utf8').replace('  enabled?: boolean;', '  enabled?: boolean;\n  added?: string;'));
     expect(await run(dir, { check: true })).toEqual({
       code: 1,
-      lines: ['stale: config/crd/bases/cache.example.com_memcacheds.yaml', '1 generated file is out of date: run opgen generate'],
+      lines: ['stale: config/crd/bases/cache.example.com_memcacheds.yaml (run opgen generate)', '1 generated file is out of date: run opgen generate'],
     });
   });
 

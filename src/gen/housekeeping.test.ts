@@ -41,7 +41,7 @@ describe('stale CRD files', () => {
 
     const check = await run(dir, { check: true });
     expect(check.code).toBe(1);
-    expect(check.lines).toContain('left over: config/crd/bases/cache.example.com_oldkinds.yaml');
+    expect(check.lines).toContain('left over: config/crd/bases/cache.example.com_oldkinds.yaml (run opgen generate crd)');
 
     expect((await run(dir)).lines).toEqual(['DELETE config/crd/bases/cache.example.com_oldkinds.yaml']);
     expect(existsSync(join(bases, 'cache.example.com_oldkinds.yaml'))).toBe(false);
