@@ -65,7 +65,7 @@ export class WebhookBuilder<T extends KubeObject> {
     }
     if (this.defaulter) this.server.register(this.defaulter.path, defaultingHandler(this.defaulter.d));
     if (this.validator) this.server.register(this.validator.path, validatingHandler(this.validator.v));
-    if (this.conversion) this.server.registerConversion(this.kind.group, this.kind.kind, this.conversion);
+    if (this.conversion) this.server.registerConversion(this.kind.group, this.kind.kind, this.conversion, this.kind.plural);
   }
 }
 

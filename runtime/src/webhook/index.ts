@@ -10,3 +10,4 @@ export {
   type SpokeConversion, type StatusDetails, type UserInfo, type Validator, type Warnings,
 } from './types.js';
 export type { ManagerWebhookOptions } from './manager-options.js';
+export { selfCertificateFromEnv, selfCertificateEnv, selfCertificateDefaults, type SelfCertificateOptions, type SelfCertificateProvider, type SelfCertificateStats } from './certprovider/index.js';

@@ -1,4 +1,5 @@
 // The manager's `webhook` option (createManager({ webhook })).
+import type { SelfCertificateOptions } from './certprovider/options.js';
 
 export interface ManagerWebhookOptions {
   /** Listen address; default all interfaces. */
@@ -22,4 +23,11 @@ export interface ManagerWebhookOptions {
    */
   localDevelopment?: boolean | { url?: string };
   certPollIntervalMs?: number;
+  /**
+   * The manager keeps its own serving certificate (`--cert-provider self`, docs/webhooks.md): a CA and
+   * a certificate for the webhook Service in a Secret, the CA bundle injected into the webhook
+   * configurations and conversion CRDs, both renewed before they expire. Replaces certDir and local
+   * development's certificate; the server listens once it has a valid certificate.
+   */
+  selfCertificate?: SelfCertificateOptions;
 }

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../log/index.js';
 import type { RuntimeMetrics, WebhookMetrics } from '../metrics/index.js';
 import { isPanic } from '../tracing/instrument.js';
 import type { Runnable } from '../manager/runnable.js';
+import type { SelfCertificateProvider } from './certprovider/provider.js';
 import { refusedReview, review } from './admission.js';
 import { conversionKey, convertReview, failedConversion } from './conversion.js';
 import type { AdmissionHandler, AdmissionReview, Conversion, ConversionReview } from './types.js';
@@ -38,6 +39,8 @@ export interface WebhookServerOptions {
    * (local development). Default: refuse to start.
    */
   selfSigned?: { hosts: string[] };
+  /** The certificate comes from here instead of certDir (the self certificate provider); listening waits for it. */
+  certificateProvider?: SelfCertificateProvider;
   /** How often the certificate files are polled besides the file watch; default 10 s. */
   certPollIntervalMs?: number;
   logger?: Logger;
@@ -49,6 +52,8 @@ export class WebhookServer implements Runnable {
   readonly needLeaderElection = false;
   private readonly admission = new Map<string, AdmissionHandler>();
   private readonly conversions = new Map<string, Conversion>();
+  /** CRD names (<plural>.<group>) of the registered conversions, where they are known. */
+  private readonly conversionCrds = new Set<string>();
   private readonly metricsByPath = new Map<string, WebhookMetrics>();
   private readonly log: Logger;
   private listeningPort?: Promise<number>;
@@ -73,11 +78,12 @@ export class WebhookServer implements Runnable {
   }
 
   /** Converts `kind` of `group` at /convert (the hub-and-spoke conversions of one kind). */
-  registerConversion(group: string, kind: string, conversion: Conversion): void {
+  registerConversion(group: string, kind: string, conversion: Conversion, plural?: string): void {
     const key = conversionKey(group, kind);
     if (this.conversions.has(key)) throw new Error(`a conversion is already registered for ${key}`);
     if (conversion.spokes[conversion.hub]) throw new Error(`${key}: the hub version ${conversion.hub} cannot also be a spoke`);
     this.conversions.set(key, this.countingConversionPanics(conversion));
+    if (plural) this.conversionCrds.add(`${plural}.${group}`);
     this.observe('/convert');
   }
 
@@ -112,7 +118,7 @@ export class WebhookServer implements Runnable {
     // start() rejects too, so a failure nobody asked listening() about is not an unhandled rejection.
     this.listening().catch(() => {});
     try {
-      const source = this.certificate(signal);
+      const source = await this.certificate(signal);
       const { port } = await serveUntilAborted(
         bindAddressOf(this.options.host, this.options.port ?? 9443),
         'webhook server',
@@ -130,7 +136,18 @@ export class WebhookServer implements Runnable {
     if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
-  private certificate(signal: AbortSignal): CertificateSource {
+  /** Readiness: throws while the certificate provider has no valid certificate (no provider: never). */
+  checkCertificate(): void {
+    this.options.certificateProvider?.check();
+  }
+
+  private async certificate(signal: AbortSignal): Promise<CertificateSource> {
+    const provider = this.options.certificateProvider;
+    if (provider) {
+      await provider.start(signal, { conversionCrds: [...this.conversionCrds] });
+      if (signal.aborted) throw new Error('stopped before the webhook serving certificate was ready');
+      return provider;
+    }
     const dir = this.options.certDir ?? defaultWebhookCertDir();
     const certName = this.options.certName ?? 'tls.crt';
     if (this.options.selfSigned && !existsSync(join(dir, certName))) {

@@ -2,7 +2,7 @@
 // certificates encoded with der.ts and signed by node:crypto. Mirrors what envtest's tinyca issues:
 // a self-signed CA, serving certificates with localhost/127.0.0.1 names, client certificates whose
 // CN is the user name and O entries are its groups.
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import {
   bitStringBytes, boolean, explicit, implicitPrimitive, namedBits, objectIdentifier,
@@ -36,6 +36,8 @@ export interface LeafRequest {
   /** DNS names and IP literals, sorted into the right SAN kinds. */
   hosts?: string[];
   usage: 'server' | 'client';
+  /** Default 7 days. */
+  validityMs?: number;
 }
 
 function newKeyPair(): { privateKey: KeyObject; publicKey: KeyObject } {
@@ -94,6 +96,7 @@ interface CertificateFields {
   issuerKey: KeyObject;
   issuerPublicKey: KeyObject;
   extensions: Buffer[];
+  validityMs?: number;
 }
 
 function buildCertificate(f: CertificateFields): Buffer {
@@ -104,7 +107,7 @@ function buildCertificate(f: CertificateFields): Buffer {
     serialNumber(),
     algorithm,
     f.issuer,
-    sequence(time(new Date(now - BACKDATE_MS)), time(new Date(now + VALIDITY_MS))),
+    sequence(time(new Date(now - BACKDATE_MS)), time(new Date(now + (f.validityMs ?? VALIDITY_MS)))),
     f.subject,
     spki(f.subjectKey),
     explicit(3, sequence(
@@ -126,17 +129,30 @@ export class TinyCa {
     readonly certPem: string,
   ) {}
 
-  static create(commonName = 'opgen-envtest'): TinyCa {
+  static create(commonName = 'opgen-envtest', opts: { validityMs?: number; organization?: string } = {}): TinyCa {
     const { privateKey, publicKey } = newKeyPair();
-    const subject = name(commonName, ['opgen-envtest']);
+    const subject = name(commonName, [opts.organization ?? 'opgen-envtest']);
     const der = buildCertificate({
-      subject, issuer: subject, subjectKey: publicKey, issuerKey: privateKey, issuerPublicKey: publicKey,
+      subject, issuer: subject, subjectKey: publicKey, issuerKey: privateKey, issuerPublicKey: publicKey, validityMs: opts.validityMs,
       extensions: [
         extension(OID.basicConstraints, true, sequence(boolean(true))),
         extension(OID.keyUsage, true, namedBits([KEY_USAGE.digitalSignature, KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign])),
       ],
     });
     return new TinyCa(privateKey, publicKey, subject, toPem('CERTIFICATE', der));
+  }
+
+  /** A CA made earlier (its certificate and PKCS#8 or SEC1 key in PEM), to issue more certificates. */
+  static load(certPem: string, keyPem: string): TinyCa {
+    const cert = new X509Certificate(certPem);
+    const privateKey = createPrivateKey(keyPem);
+    if (!cert.ca || !cert.checkPrivateKey(privateKey)) throw new Error('not a CA certificate with its key');
+    return new TinyCa(privateKey, cert.publicKey, subjectOf(cert.raw), certPem);
+  }
+
+  /** The CA's key in PEM (PKCS#8), to store beside its certificate. */
+  get keyPem(): string {
+    return this.key.export({ type: 'pkcs8', format: 'pem' }).toString();
   }
 
   issue(req: LeafRequest): KeyPairPem {
@@ -154,10 +170,32 @@ export class TinyCa {
     }
     const der = buildCertificate({
       subject: name(req.commonName, req.organizations), issuer: this.subject,
-      subjectKey: publicKey, issuerKey: this.key, issuerPublicKey: this.publicKey, extensions,
+      subjectKey: publicKey, issuerKey: this.key, issuerPublicKey: this.publicKey, extensions, validityMs: req.validityMs,
     });
     return { certPem: toPem('CERTIFICATE', der), keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
   }
+}
+
+/** One DER element at `at`: where its contents start and where it ends. */
+function element(der: Buffer, at: number): { start: number; end: number } {
+  let length = der[at + 1]!;
+  let start = at + 2;
+  if (length & 0x80) {
+    const bytes = length & 0x7f;
+    length = 0;
+    for (let i = 0; i < bytes; i++) length = length * 256 + der[start + i]!;
+    start += bytes;
+  }
+  return { start, end: start + length };
+}
+
+/** The subject Name of a certificate, byte for byte (what its children carry as issuer). */
+function subjectOf(certDer: Buffer): Buffer {
+  const tbs = element(certDer, element(certDer, 0).start);
+  let at = tbs.start;
+  // TBSCertificate: [0] version, serialNumber, signature, issuer, validity, subject.
+  for (let i = 0; i < 5; i++) at = element(certDer, at).end;
+  return certDer.subarray(at, element(certDer, at).end);
 }
 
 /** A bare key pair, e.g. for signing service-account tokens. */

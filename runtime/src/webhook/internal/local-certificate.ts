@@ -24,7 +24,7 @@ export function webhookServerOptions(opts: ManagerWebhookOptions, setting: Local
     certName: opts.certName,
     keyName: opts.keyName,
     certPollIntervalMs: opts.certPollIntervalMs,
-    selfSigned: makesOwnCertificate(setting) && opts.certDir === undefined ? { hosts: [...new Set(hosts)] } : undefined,
+    selfSigned: makesOwnCertificate(setting) && opts.certDir === undefined && !opts.selfCertificate ? { hosts: [...new Set(hosts)] } : undefined,
     logger: log,
   };
 }

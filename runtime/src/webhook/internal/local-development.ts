@@ -10,6 +10,7 @@ import { Transport } from '../../transport/index.js';
 import type { ManagerWebhookOptions } from '../manager-options.js';
 import type { WebhookServer, WebhookServerOptions } from '../server.js';
 import { isForbidden } from '../../client/errors.js';
+import { SelfCertificateProvider } from '../certprovider/provider.js';
 import { explicitUrl, webhookServerOptions } from './local-certificate.js';
 import { decideRedirect, inCluster, localDevelopmentSetting, type LocalDevelopmentSetting } from './redirect-decision.js';
 import { leftBehind, newOwner, redirectWebhooks, releaseOwner, restoreWebhooks, sameOwner, type Owner } from './redirect.js';
@@ -35,7 +36,9 @@ export class LocalDevelopment {
 
   /** The webhook server's options: a certificate of its own for the local host names, unless turned off. */
   serverOptions(): WebhookServerOptions {
-    return webhookServerOptions(this.opts, this.setting, this.log);
+    const options = webhookServerOptions(this.opts, this.setting, this.log);
+    if (this.opts.selfCertificate) options.certificateProvider = new SelfCertificateProvider(this.kubeConfig, this.opts.selfCertificate, this.log.child({ logger: 'cert-provider' }));
+    return options;
   }
 
   /**
