@@ -1,10 +1,11 @@
 // bench/sharding: N Guestbooks (default 10,000) reconciled to a Ready condition by 1 and then by 3
-// sharded replicas (runtime/src/sharding/testdata/replica.mjs, each its own Node process) against one
-// envtest kube-apiserver 1.36. For each run: the replicas start and settle their ring first, then the
-// Guestbooks are created (50 at a time) in a namespace of their own; the time is from the first create
-// to every Guestbook's Ready condition written (each replica prints a line per reconcile after its
-// status write). CPU is user + sys of every replica process (from /proc) over the same span, peak RSS
-// is each replica's VmHWM. Replicas run with the scaffolded image's node flags and environment.
+// sharded replicas (bench/sharding/replica.ts, each its own Node process, set up as a scaffolded
+// operator) against one envtest kube-apiserver 1.36. For each run: the replicas start and settle their
+// ring first, then the Guestbooks are created (50 at a time) in a namespace of their own; the time is
+// from the first create to every Guestbook's Ready condition written (each replica prints a line per
+// reconcile after its status write). CPU is user + sys of every replica process (from /proc) over the
+// same span, peak RSS is each replica's VmHWM, idle RSS its VmRSS once the ring settled. Replicas run
+// with the scaffolded image's node flags and environment.
 // --mode server (default): the API server's shard selector is on (--feature-gates=ShardedListAndWatch=true),
 // so each replica lists and watches only its share; --mode client: the gate is off and each replica
 // lists everything, keeping its share.
@@ -20,9 +21,8 @@ import { startTestEnv } from '@opgen/runtime/envtest';
 const Guestbook = groupVersion('runtime.opgen.dev', 'v1').kind<KubeObject & { spec?: { size?: number } }>('Guestbook');
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const replicaScript = join(repo, 'runtime/src/sharding/testdata/replica.mjs');
+const replicaScript = fileURLToPath(new URL('replica.js', import.meta.url));
 const crd = join(repo, 'runtime/src/manager/testdata/guestbooks.yaml');
-const runtimeDist = join(repo, 'runtime/dist/index.js');
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '10000' }, mode: { type: 'string', default: 'server' } } });
 const count = Number(values.count);
@@ -45,8 +45,9 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticks;
 }
 
-function peakRssMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** VmHWM (peak) or VmRSS (now) of a live process, in MiB. */
+function rssMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
@@ -73,9 +74,9 @@ function scaffoldImage(): { flags: string[]; env: Record<string, string> } {
 const image = scaffoldImage();
 
 function startReplica(id: string, kubeconfigPath: string, namespace: string): Replica {
-  const child = spawn(process.execPath, [...image.flags, replicaScript, runtimeDist, kubeconfigPath, namespace, id], {
+  const child = spawn(process.execPath, [...image.flags, replicaScript, '--namespace', namespace, '--identity', id], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...image.env, ...process.env, OPGEN_READY: '1', OPGEN_LEASE_MS: '15000', OPGEN_RENEW_MS: '10000', OPGEN_RETRY_MS: '2000' },
+    env: { ...image.env, ...process.env, KUBECONFIG: kubeconfigPath },
   });
   const replica: Replica = { child, gauges: {}, done: new Set(), exited: new Promise((resolve) => child.on('exit', () => resolve())) };
   let buffered = '';
@@ -93,7 +94,7 @@ function startReplica(id: string, kubeconfigPath: string, namespace: string): Re
   return replica;
 }
 
-async function run(env: Awaited<ReturnType<typeof startTestEnv>>, client: Client, n: number): Promise<{ seconds: number; cpu: number; rss: number[] }> {
+async function run(env: Awaited<ReturnType<typeof startTestEnv>>, client: Client, n: number): Promise<{ seconds: number; cpu: number; idle: number[]; rss: number[] }> {
   const namespace = `bench-${n}`;
   await client.create(Namespace, { metadata: { name: namespace } });
   const replicas = Array.from({ length: n }, (_, i) => startReplica(`r${i}`, env.kubeconfigPath, namespace));
@@ -102,6 +103,7 @@ async function run(env: Awaited<ReturnType<typeof startTestEnv>>, client: Client
     if (waited > 120_000) fail(`the ${n} replicas did not settle their ring within 120 s`);
     await sleep(100);
   }
+  const idle = replicas.map((r) => rssMiB(r.child.pid!, 'VmRSS'));
   const cpu0 = replicas.map((r) => cpuSeconds(r.child.pid!));
   const t0 = performance.now();
   for (let i = 0; i < count; i += 50) {
@@ -114,10 +116,10 @@ async function run(env: Awaited<ReturnType<typeof startTestEnv>>, client: Client
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = replicas.reduce((sum, r, i) => sum + cpuSeconds(r.child.pid!) - cpu0[i]!, 0);
-  const rss = replicas.map((r) => peakRssMiB(r.child.pid!));
+  const rss = replicas.map((r) => rssMiB(r.child.pid!, 'VmHWM'));
   for (const r of replicas) r.child.kill('SIGTERM');
   await Promise.all(replicas.map((r) => r.exited));
-  return { seconds, cpu, rss };
+  return { seconds, cpu, idle, rss };
 }
 
 const env = await startTestEnv({ crdPaths: [crd], apiServerFlags: serverSide ? { 'feature-gates': 'ShardedListAndWatch=true' } : {} });
@@ -129,14 +131,19 @@ try {
   const one = await run(env, client, 1);
   say('1 replica: time to all Ready', `${one.seconds.toFixed(1)} s`);
   say('1 replica: CPU', `${one.cpu.toFixed(1)} s`);
+  say('1 replica: idle RSS', `${one.idle[0]!.toFixed(0)} MiB`);
   say('1 replica: peak RSS', `${one.rss[0]!.toFixed(0)} MiB`);
   const three = await run(env, client, 3);
   say('3 replicas: time to all Ready', `${three.seconds.toFixed(1)} s`);
   say('3 replicas: total CPU', `${three.cpu.toFixed(1)} s`);
+  say('3 replicas: idle RSS per replica', three.idle.map((r) => `${r.toFixed(0)} MiB`).join(' / '));
   say('3 replicas: peak RSS per replica', three.rss.map((r) => `${r.toFixed(0)} MiB`).join(' / '));
   say('ratio time (3 / 1)', (three.seconds / one.seconds).toFixed(2));
   say('ratio total CPU (3 / 1)', (three.cpu / one.cpu).toFixed(2));
   say('ratio peak RSS (largest of 3 / 1)', (Math.max(...three.rss) / one.rss[0]!).toFixed(2));
+  // What the share can shrink: a replica's peak above its own idle process.
+  const above = (r: { idle: number[]; rss: number[] }) => Math.max(...r.rss.map((peak, i) => peak - r.idle[i]!));
+  say('ratio peak RSS above idle (largest of 3 / 1)', (above(three) / above(one)).toFixed(2));
 } finally {
   await env.stop();
 }
