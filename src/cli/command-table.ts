@@ -134,6 +134,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--spoke <versions>', description: 'comma-separated versions converted through the hub (with --conversion)' },
       { flags: '--defaulting-path <path>', description: 'URL path of the defaulting webhook (default /mutate-<group>-<version>-<kind>)' },
       { flags: '--validation-path <path>', description: 'URL path of the validating webhook (default /validate-<group>-<version>-<kind>)' },
+      { flags: '--cert-provider <name>', description: 'who provides the serving certificate: cert-manager (default), or self (the manager keeps it in a Secret and injects its CA; no cert-manager)', choices: ['cert-manager', 'self'] },
       { flags: '--force', description: 'scaffold a webhook again, overwriting its files' },
       dryRun,
     ],
@@ -149,6 +150,7 @@ export const commands: readonly CommandSpec[] = [
         spoke: str(o.spoke),
         defaultingPath: str(o.defaultingPath),
         validationPath: str(o.validationPath),
+        certProvider: str(o.certProvider),
         force: o.force === true,
         dryRun: o.dryRun === true,
       });

@@ -23,6 +23,12 @@ export interface ProjectConfig {
    */
   sharded?: boolean;
   /**
+   * Who provides the webhook serving certificate (`create webhook --cert-provider`, `edit --cert-provider`):
+   * absent or 'cert-manager' (a Certificate and CA injection by cert-manager), 'self' (the manager keeps a
+   * Secret and injects its CA itself, @opgen/runtime's webhook.selfCertificate). An opgen field.
+   */
+  certProvider?: 'cert-manager' | 'self';
+  /**
    * The oldest Kubernetes the operator supports (`1.30` or `1.30.0`): `generate` checks CEL rules against
    * that version's API server and the OLM base CSV takes it as spec.minKubeVersion (an opgen field).
    */

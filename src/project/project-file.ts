@@ -86,7 +86,7 @@ class Reader {
     const root = this.doc.contents;
     if (!isMap(root)) throw this.error(root, 'must be a YAML mapping with version, layout, domain and projectName');
     const path: string[] = [];
-    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'sharded', 'minKubeVersion', 'cliVersion', 'plugins', 'resources']);
+    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'sharded', 'minKubeVersion', 'cliVersion', 'plugins', 'certProvider', 'resources']);
     const version = this.get(path, 'version', 'string', true);
     if (version !== '3') throw this.error(this.node(['version']), `unsupported PROJECT version "${version}"`, 'opgen reads version "3"');
     const project: ProjectConfig = {
@@ -106,6 +106,13 @@ class Reader {
     if (sharded !== undefined) project.sharded = sharded;
     const minKube = this.minKubeVersion();
     if (minKube !== undefined) project.minKubeVersion = minKube;
+    const certProvider = this.get(path, 'certProvider', 'string');
+    if (certProvider !== undefined) {
+      if (certProvider !== 'cert-manager' && certProvider !== 'self') {
+        throw this.error(this.node(['certProvider']), `unknown certProvider "${certProvider}"`, 'use cert-manager or self (`opgen edit --cert-provider`)');
+      }
+      project.certProvider = certProvider;
+    }
     const cliVersion = this.get(path, 'cliVersion', 'string');
     if (cliVersion !== undefined) project.cliVersion = cliVersion;
     const plugins = this.node(['plugins']);

@@ -10,7 +10,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Every template set: a folder of templates/ holding .hbs files directly or below (not the partials). */
 function templateSets(): string[] {
-  return ['init', 'grafana', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke', ...helmSets.map((s) => `helm/${s}`)];
+  return ['init', 'grafana', 'api/resource', 'api/controller', 'olm/manifests', 'olm/bundle', 'olm/catalog', 'webhook/common', 'webhook/cert-manager', 'webhook/self', 'webhook/self-injector', 'webhook/defaulting', 'webhook/validation', 'webhook/conversion', 'webhook/spoke', ...helmSets.map((s) => `helm/${s}`)];
 }
 
 const helmSets = ['binding', 'chart', 'crd', 'extra', 'role', 'webhook', 'webhook-configuration'];
@@ -24,7 +24,7 @@ describe('templates/', () => {
     expect(top).toEqual(['_partials', 'api', 'grafana', 'helm', 'helm-operator', 'init', 'migrate', 'olm', 'webhook']);
     expect(readdirSync(join(templatesRoot, 'helm')).sort()).toEqual(helmSets);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
-    expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['common', 'conversion', 'defaulting', 'spoke', 'validation']);
+    expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['cert-manager', 'common', 'conversion', 'defaulting', 'self', 'self-injector', 'spoke', 'validation']);
   });
 
   it.each(templateSets())('every template in %s declares its overwrite policy', (set) => {
@@ -43,7 +43,7 @@ describe('templates/', () => {
     expect(policy('webhook/defaulting', '__webhookDir__/__kindFile__-defaulter.ts.hbs')).toBe('error');
     expect(policy('webhook/validation', '__webhookDir__/__kindFile__-validator.ts.hbs')).toBe('error');
     expect(policy('webhook/spoke', '__spokeDir__/__kindFile__-conversion.ts.hbs')).toBe('error');
-    expect(policy('webhook/common', 'config/certmanager/certificate-webhook.yaml.hbs')).toBe('skip');
+    expect(policy('webhook/cert-manager', 'config/certmanager/certificate-webhook.yaml.hbs')).toBe('skip');
   });
 
   it('fills path placeholders, turns __dot__ into a dot, and --force overrides ifExists=error', () => {

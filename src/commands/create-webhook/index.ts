@@ -1,6 +1,6 @@
 // `opgen create webhook`: defaulting and validating admission webhooks and conversion between versions for
-// one kind, with the kustomize wiring (webhook Service, cert-manager certificates, CA injection), the
-// registration in src/main.ts and the record in PROJECT.
+// one kind, with the kustomize wiring (webhook Service, the serving certificate from cert-manager or from
+// the manager itself, CA injection), the registration in src/main.ts and the record in PROJECT.
 import { posix } from 'node:path';
 import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
@@ -10,6 +10,7 @@ import { insertInto, renderPartial, renderTemplates, type Tree } from '../../sca
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
 import { markStorageVersion, unmarkStorageVersion } from '../shared/storage-version.js';
+import { certProviderOf, parseCertProvider, switchMainTs, wireCaTarget, wireProvider, type CaTarget, type CertProvider } from './cert-provider.js';
 import { builtinNamespaced, coreGroupDomain, runtimeExportsKind } from './core-groups.js';
 
 export interface CreateWebhookOptions {
@@ -23,6 +24,8 @@ export interface CreateWebhookOptions {
   spoke?: string;
   defaultingPath?: string;
   validationPath?: string;
+  /** --cert-provider: cert-manager (default) or self; recorded in PROJECT with the first webhook. */
+  certProvider?: string;
   force: boolean;
   dryRun: boolean;
 }
@@ -52,10 +55,11 @@ interface Target {
 
 export async function createWebhookCommand(ctx: CommandContext, o: CreateWebhookOptions): Promise<number> {
   const request = validateFlags(o);
+  const asked = o.certProvider === undefined ? undefined : parseCertProvider(o.certProvider);
   stageAndCommit(ctx, o.dryRun, (tree) => {
     const project = loadProject(tree);
     const target = checkAgainstProject(project, request, o.force);
-    scaffold(tree, project, request, target, o.force);
+    scaffold(tree, project, request, target, o.force, chooseCertProvider(project, asked));
   });
   if (!o.dryRun) {
     if (request.group === 'core' || coreGroupDomain(request.group) !== undefined) {
@@ -174,7 +178,17 @@ function checkAgainstProject(project: ProjectConfig, r: Request, force: boolean)
   return { apiGroup: qualifiedGroup(resource), domain: resource.domain, plural: resource.plural ?? pluralize(resource.kind), core: false, existing };
 }
 
-function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, force: boolean): void {
+/** The provider asked for, or the project's; a different one than the project's webhooks use is refused. */
+function chooseCertProvider(project: ProjectConfig, asked: CertProvider | undefined): CertProvider {
+  const current = certProviderOf(project);
+  const hasWebhooks = project.resources.some((r) => r.webhooks);
+  if (asked !== undefined && hasWebhooks && asked !== current) {
+    throw new OpgenError(`the project's webhooks get their certificate from ${current}`, { flag: '--cert-provider' }, `switch all of them with \`opgen edit --cert-provider ${asked}\`, or drop --cert-provider`);
+  }
+  return asked ?? current;
+}
+
+function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, force: boolean, provider: CertProvider): void {
   const kindFile = kebab(r.kind);
   const kindLower = r.kind.toLowerCase();
   const dashedGroup = t.apiGroup.replaceAll('.', '-');
@@ -212,22 +226,22 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
 
   // Shared by every webhook: Service, certificates, manager patch, network policy (each kept if present).
   renderTemplates(tree, 'webhook/common', { data: base, placeholders });
-  insertInto(tree, 'config/default/kustomization.yaml', 'webhook', renderPartial('webhook-default-resources', base));
-  insertInto(tree, 'config/default/kustomization.yaml', 'webhookpatch', renderPartial('webhook-default-patch', base));
-  insertInto(tree, 'config/default/kustomization.yaml', 'replacements', renderPartial('webhook-default-replacements', base));
+  wireProvider(tree, provider, base);
+  if (provider === 'self') switchMainTs(tree, provider);
   insertInto(tree, 'config/network-policy/kustomization.yaml', 'networkpolicy', renderPartial('webhook-network-policy', base));
+  const injectCa = (target: CaTarget) => wireCaTarget(tree, provider, target, project.projectName);
 
   if (r.defaulting || r.validation) {
     insertInto(tree, 'config/webhook/kustomization.yaml', 'webhookmanifests', renderPartial('webhook-manifests', base));
   }
   if (r.defaulting) {
     renderTemplates(tree, 'webhook/defaulting', { data: base, placeholders, force });
-    injectCa(tree, 'MutatingWebhookConfiguration', 'mutating webhook configuration');
+    injectCa({ kind: 'MutatingWebhookConfiguration' });
     register(tree, `setup${r.kind}DefaulterWithManager`, `${whDir}/${kindFile}-defaulter.ts`);
   }
   if (r.validation) {
     renderTemplates(tree, 'webhook/validation', { data: base, placeholders, force });
-    injectCa(tree, 'ValidatingWebhookConfiguration', 'validating webhook configuration');
+    injectCa({ kind: 'ValidatingWebhookConfiguration' });
     register(tree, `setup${r.kind}ValidatorWithManager`, `${whDir}/${kindFile}-validator.ts`);
   }
   if (r.conversion) {
@@ -235,7 +249,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
     renderTemplates(tree, 'webhook/conversion', { data: { ...base, spokes: scaffoldSpokes(project, r, t, whDir, typesPath, base, tree, force) }, placeholders, force });
     insertInto(tree, 'config/crd/kustomization.yaml', 'crdkustomizewebhookpatch', renderPartial('webhook-crd-patch', base));
     enableCrdConfigurations(tree);
-    injectCa(tree, 'CustomResourceDefinition', `conversion settings of CRD ${crdName}`, crdName);
+    injectCa({ kind: 'CustomResourceDefinition', crdName });
     // The hub becomes the storage version (as kubebuilder's); the version that held it until now
     // (create api keeps the first one) gives it up, so the CRD has exactly one.
     for (const other of project.resources.filter((x) => x.group === r.group && x.kind === r.kind && x.version !== r.version && x.api)) {
@@ -245,7 +259,7 @@ function scaffold(tree: Tree, project: ProjectConfig, r: Request, t: Target, for
     register(tree, `setup${r.kind}ConversionWithManager`, `${whDir}/${kindFile}-conversion.ts`);
   }
 
-  saveProject(tree, { ...project, resources: record(project, r, t) });
+  saveProject(tree, { ...project, ...(provider === 'self' ? { certProvider: provider } : {}), resources: record(project, r, t) });
 }
 
 /**
@@ -277,10 +291,6 @@ function register(tree: Tree, setupName: string, modulePath: string): void {
   const data = { setupName, moduleImport: importPath('src', modulePath) };
   insertInto(tree, 'src/main.ts', 'imports', renderPartial('webhook-main-import', data));
   insertInto(tree, 'src/main.ts', 'webhooks', renderPartial('webhook-main-setup', data));
-}
-
-function injectCa(tree: Tree, targetKind: string, targetDescription: string, targetName?: string): void {
-  insertInto(tree, 'config/default/kustomization.yaml', 'replacements', renderPartial('webhook-ca-injection', { targetKind, targetDescription, targetName: targetName ?? '' }));
 }
 
 const CRD_CONFIGURATIONS = '#configurations:\n#- kustomizeconfig.yaml';
