@@ -157,6 +157,21 @@ describe('opgen generate and generate bundle against the recorded release', () =
     expect(JSON.stringify(bundled.spec?.versions?.[0]?.schema)).toContain('"note"');
   }, 600_000);
 
+  it('a kind whose CRD is gone is refused (its objects would be deleted); --paths over part of the project does not count as removal', async () => {
+    writeFileSync(typesPath(), released);
+    const before = tree();
+    // The kind renamed: memcacheds.cache.example.com is no longer generated (memcaches is, a new CRD).
+    writeFileSync(typesPath(), released.replace(/\bMemcached(List)?\b/g, 'Memcache$1'));
+    const gone = await opgen(project, 'generate', 'crd', '--dry-run');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^config\/crd\/released\/cache\.example\.com_memcacheds\.yaml:\d+:\d+: error: memcacheds\.cache\.example\.com: the CRD is gone from the new manifests; an upgrade that deletes a CRD deletes every stored object of it \[guide crd-removed; release 0\.1\.0, config\/crd\/released\] \(.+--allow-unsafe-crd-changes '<reason>'\)\n$/);
+    writeFileSync(typesPath(), released);
+    const part = await opgen(project, 'generate', 'crd', '--paths', 'src/controller', '--dry-run');
+    expect(part.code, part.stderr).toBe(0);
+    expect(part.stdout + part.stderr).not.toContain('crd-removed');
+    expect(tree()).toEqual(before);
+  }, 600_000);
+
   it('crd record refuses a release that breaks the recorded one unless allowed, then checks against the new one', async () => {
     writeFileSync(typesPath(), released.replace('Enum=small;medium;large', 'Enum=small;medium'));
     expect((await opgen(project, 'generate', '--allow-unsafe-crd-changes', 'large was never used')).code).toBe(0);
