@@ -37,7 +37,7 @@ beforeAll(async () => {
   await opgenOk(project, 'edit', '--plugins', 'grafana');
   await opgenOk(project, 'generate');
   env = await startTestEnv({
-    crdPaths: [join(project, 'config/crd/bases/obs.example.com_gadgets.yaml'), join(ciTool('OPGEN_THIRD_PARTY_CRDS', 'third-party-crds.sh'), 'monitoring.coreos.com_prometheusrules.yaml')],
+    crdPaths: [join(project, 'config/crd/bases/obs.example.com_gadgets.yaml'), ...['prometheusrules', 'servicemonitors'].map((r) => join(ciTool('OPGEN_THIRD_PARTY_CRDS', 'third-party-crds.sh'), `monitoring.coreos.com_${r}.yaml`))],
   });
   client = createClient(env.kubeConfig);
   // A manager like the scaffold's: a Gadget controller that reports Ready (False, then True), and fails
@@ -168,7 +168,7 @@ describe('opgen edit --plugins grafana', () => {
     ]);
   });
 
-  it("the PrometheusRule is accepted by prometheus-operator's CRD on the API server, and a broken one is refused", () => {
+  it("the PrometheusRule and the ServiceMonitor are accepted by prometheus-operator's CRDs on the API server, and a broken rule is refused", () => {
     expect(kubectl('create', 'namespace', 'system').status).toBe(0);
     const file = join(project, 'config/prometheus/prometheus_rule.yaml');
     const ok = kubectl('apply', '--server-side', '-f', file);
@@ -179,6 +179,16 @@ describe('opgen edit --plugins grafana', () => {
     const refused = kubectl('apply', '--server-side', '-f', broken);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('spec.groups[0].rules[0].for');
+    // The ServiceMonitor too, fields checked strictly (honorLabels is where prometheus-operator has it).
+    const monitor = kubectl('apply', '--server-side', '--validate=strict', '-f', join(project, 'config/prometheus/monitor.yaml'));
+    expect(monitor.stderr).toBe('');
+    expect(monitor.stdout).toContain('servicemonitor.monitoring.coreos.com/controller-manager-metrics-monitor serverside-applied');
+    expect(parse(readFileSync(join(project, 'config/prometheus/monitor.yaml'), 'utf8')).spec.endpoints[0].honorLabels).toBe(true);
+    const misspelt = join(project, 'misspelt-monitor.yaml');
+    writeFileSync(misspelt, readFileSync(join(project, 'config/prometheus/monitor.yaml'), 'utf8').replace('honorLabels:', 'honorLabel:'));
+    const unknown = kubectl('apply', '--server-side', '--validate=strict', '-f', misspelt);
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('honorLabel');
   });
 
   it("the rules select the metrics Service's job, rendered by kustomize and by the Helm chart under a release name", async () => {
