@@ -166,6 +166,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--license-file <file>', description: 'your own header for files scaffolded from now on (one /* ... */ block)' },
       { flags: '--namespaced', description: 'make the operator namespace-scoped (Roles, WATCH_NAMESPACE); --namespaced=false to go back to cluster-scoped' },
       { flags: '--plugins <plugins>', description: 'add plugins (comma-separated): grafana writes Grafana dashboards and a PrometheusRule with alerts' },
+      { flags: '--cert-provider <name>', description: 'move every webhook to this serving-certificate provider: cert-manager, or self (the manager keeps the certificate)', choices: ['cert-manager', 'self'] },
       dryRun,
     ],
     async run(ctx, _args, o) {
@@ -177,6 +178,7 @@ export const commands: readonly CommandSpec[] = [
         owner: str(o.owner),
         licenseFile: str(o.licenseFile),
         plugins: str(o.plugins),
+        certProvider: str(o.certProvider),
         dryRun: o.dryRun === true,
       });
     },

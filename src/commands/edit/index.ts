@@ -4,6 +4,8 @@ import { OpgenError } from '../../diag/diagnostic.js';
 import { loadProject, saveProject } from '../../project/index.js';
 import { boilerplateFor, ownerIn, readLicenseFile, type License } from '../shared/license.js';
 import { stageAndCommit } from '../shared/run-in-tree.js';
+import { parseCertProvider } from '../create-webhook/cert-provider.js';
+import { switchCertProvider } from './cert-provider.js';
 import { addGrafana, parsePlugins } from './grafana.js';
 import { switchNamespaced } from './namespaced.js';
 
@@ -18,6 +20,8 @@ export interface EditOptions {
   licenseFile?: string;
   /** --plugins: comma-separated plugins to add (grafana). */
   plugins?: string;
+  /** --cert-provider: move every webhook to cert-manager or self. */
+  certProvider?: string;
   dryRun: boolean;
 }
 
@@ -25,10 +29,11 @@ const BOILERPLATE = 'hack/boilerplate.ts.txt';
 
 export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<number> {
   const licensing = o.license !== undefined || o.owner !== undefined || o.licenseFile !== undefined;
-  if (o.multigroup === undefined && o.namespaced === undefined && !licensing && o.plugins === undefined) {
-    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --license, --owner, --license-file or --plugins');
+  if (o.multigroup === undefined && o.namespaced === undefined && !licensing && o.plugins === undefined && o.certProvider === undefined) {
+    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --license, --owner, --license-file, --plugins or --cert-provider');
   }
   const plugins = o.plugins !== undefined ? parsePlugins(o.plugins) : [];
+  const certProvider = o.certProvider !== undefined ? parseCertProvider(o.certProvider) : undefined;
   if (o.licenseFile !== undefined && (o.license !== undefined || o.owner !== undefined)) {
     throw new OpgenError('replaces the whole header, so --license and --owner do not apply', { flag: '--license-file' }, 'pass either --license-file or --license/--owner');
   }
@@ -45,6 +50,12 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
       project = { ...project };
       if (o.namespaced) project.namespaced = true;
       else delete project.namespaced;
+      saveProject(tree, project);
+    }
+    if (certProvider !== undefined) {
+      const switched = switchCertProvider(tree, project, certProvider);
+      project = switched.project;
+      notes.push(...switched.notes);
       saveProject(tree, project);
     }
     if (plugins.includes('grafana')) {
