@@ -1,15 +1,18 @@
-// opgen dev on a scaffolded project with the packed packages installed, against envtest's API server:
-// CRDs applied first, the operator reconciling, a source edit → reconciling again (timed, reported in
-// docs/dev-loop.md), a types edit → the CRD re-applied, clean exit; and the one-line refusal of webhooks
-// against an API server that is not on this machine.
+// opgen dev (the packed CLI) on a scaffolded project with the packed packages installed, against
+// envtest's API server: CRDs applied first, the operator reconciling, a source edit → reconciling again
+// (timed, printed as `dev-loop: edit -> reconciling again: N ms`, reported in docs/dev-loop.md), a type
+// error reported without holding up the restart, code that does not parse kept out, a types edit → the
+// CRD re-applied, clean exit; --cluster; and the one-line refusal of webhooks against an API server that
+// is not on this machine.
 import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { devCommand } from '../src/dev/dev.js';
 import { freePort, packPackages, unpackCli } from './helpers.js';
 
 const STEP = 300_000;
@@ -44,42 +47,92 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** `opgen dev` from the packed CLI, as a user runs it; its stdout and stderr lines are gathered in `log`. */
+function startDev(...args: string[]) {
+  const log: string[] = [];
+  const child = spawn(process.execPath, [cli, 'dev', ...args], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (l) => log.push(l));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitForLog = async (pattern: RegExp, from: number, timeoutMs = 60_000): Promise<number> => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const i = log.slice(from).findIndex((l) => pattern.test(l));
+      if (i >= 0) return from + i;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${log.slice(-40).join('\n')}`);
+  };
+  /** Ctrl-C; resolves to dev's exit code. */
+  const stop = async (): Promise<number | null> => {
+    child.kill('SIGINT');
+    return exited;
+  };
+  return { log, waitForLog, stop };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
+};
+
 describe('opgen dev', () => {
-  it('applies the CRDs, runs the operator, restarts it on an edit (timed), re-applies a changed CRD, and stops cleanly', async () => {
-    const log: string[] = [];
-    const waitForLog = async (pattern: RegExp, from: number, timeoutMs = 60_000): Promise<number> => {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const i = log.slice(from).findIndex((l) => pattern.test(l));
-        if (i >= 0) return from + i;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${log.slice(-40).join('\n')}`);
-    };
-    const ctx = { cwd: project, out: (l: string) => log.push(l), err: (l: string) => log.push(l) };
-    const stop = new AbortController();
+  it('applies the CRDs, runs the operator, restarts it on an edit (timed), reports type errors without blocking, keeps code that does not parse out, re-applies a changed CRD, and stops cleanly', async () => {
     const health = await freePort();
-    const running = devCommand(ctx, { kubeconfig: env.kubeconfigPath, cluster: false, args: [`--health-probe-bind-address=127.0.0.1:${health}`] }, stop.signal);
+    const dev = startDev('--kubeconfig', env.kubeconfigPath, '--', `--health-probe-bind-address=127.0.0.1:${health}`);
+    const { log, waitForLog } = dev;
+    const controller = join(project, 'src/controller/memcached-controller.ts');
+    const original = readFileSync(controller, 'utf8');
+    let exit: number | null = -1;
     try {
-      await waitForLog(/dev: running dist\/main\.js against https:\/\/127\.0\.0\.1:/, 0, 120_000);
+      await waitForLog(/^dev: running dist\/main\.js against https:\/\/127\.0\.0\.1:/, 0, 120_000);
       expect(log).toContainEqual(expect.stringMatching(/^dev: customresourcedefinition\S*\/memcacheds\.cache\.example\.com serverside-applied$/));
       expect((await kubectl('apply', '-f', join(project, 'config/samples/cache_v1alpha1_memcached.yaml'))).exitCode).toBe(0);
       await waitForLog(/"msg":"reconciling"/, 0);
 
-      // The edit a user makes: the reconciler's log line.
-      const controller = join(project, 'src/controller/memcached-controller.ts');
-      const mark = log.length;
-      const t0 = performance.now();
-      writeFileSync(controller, readFileSync(controller, 'utf8').replace("ctx.log.debug('reconciling'", "ctx.log.debug('reconciling again'"));
-      await waitForLog(/"msg":"reconciling again"/, mark);
-      const editToReconcile = Math.round(performance.now() - t0);
-      const restarted = log.slice(mark).find((l) => l.startsWith('dev: restarted in '));
-      console.log(`opgen dev: edit → reconciling again in ${editToReconcile} ms (${restarted})`);
-      // Issue 26 asks for under 2 s. On the 2-core CI machine under load it is 2.5-3 s, of which opgen dev's
-      // own part (debounce, transpile, SIGTERM, spawn) is the 'restarted in' figure; the rest is the
-      // operator's start (see docs/dev-loop.md). The bounds are loose for a loaded machine; dev's own part catches a regression to a full tsc build.
-      expect(editToReconcile).toBeLessThan(8000);
-      expect(Number(/restarted in (\d+) ms/.exec(restarted ?? '')?.[1])).toBeLessThan(2500);
+      // The edit a user makes: the reconciler's log line. The new process logs it when it reconciles the
+      // Memcached after its start. OPGEN_DEV_LOOP_EDITS=n repeats it (bench/dev-loop/run.sh).
+      const edits = Number(process.env.OPGEN_DEV_LOOP_EDITS ?? '1');
+      const times: number[] = [];
+      for (let i = 1; i <= edits; i++) {
+        const mark = log.length;
+        const t0 = performance.now();
+        writeFileSync(controller, original.replace("ctx.log.debug('reconciling'", `ctx.log.debug('reconciling again ${i}'`));
+        await waitForLog(new RegExp(`"msg":"reconciling again ${i}"`), mark);
+        const ms = Math.round(performance.now() - t0);
+        times.push(ms);
+        const restarted = log.slice(mark).find((l) => l.startsWith('dev: restarted in '));
+        expect(restarted, log.slice(mark).join('\n')).toBeDefined();
+        console.log(`dev-loop: edit -> reconciling again: ${ms} ms (${restarted}; load average ${loadavg()[0]!.toFixed(1)})`);
+        // A loose bound for a loaded 2-core machine (the figure itself is in docs/dev-loop.md): a full
+        // tsc build plus a cold start would not fit.
+        expect(ms).toBeLessThan(8000);
+        // The background type check of this edit has finished (and the next spare has started long since):
+        // the next edit comes at a person's pace, not while dev is still busy with this one.
+        await waitForLog(/^dev: type check: no errors$/, mark);
+      }
+      if (edits > 1) console.log(`dev-loop: ${edits} edits: median ${median(times)} ms, max ${Math.max(...times)} ms`);
+
+      // A type error: reported by the background check with file:line:column, and the restart is not held up.
+      let mark = log.length;
+      writeFileSync(controller, `${original.replace("ctx.log.debug('reconciling'", "ctx.log.debug('reconciling with a type error'")}\nexport const notANumber: number = 'one';\n`);
+      await waitForLog(/"msg":"reconciling with a type error"/, mark);
+      const line = original.split('\n').length + 1;
+      await waitForLog(new RegExp(`^dev: src/controller/memcached-controller\\.ts:${line}:14: error TS2322: Type 'string' is not assignable to type 'number'\\.$`), mark);
+      await waitForLog(/^dev: type check: 1 error \(the operator runs the transpiled code anyway; fix and save\)$/, mark);
+
+      // Code that does not parse: no restart; the running operator keeps the previous code.
+      mark = log.length;
+      writeFileSync(controller, `${original}\nexport const broken = (;\n`);
+      const refused = await waitForLog(/^dev: not restarted: the operator keeps running the previous code until the file parses$/, mark);
+      expect(log.slice(mark, refused).join('\n')).toMatch(new RegExp(`^dev: src/controller/memcached-controller\\.ts:${line}:24: error TS1109: Expression expected\\.$`, 'm'));
+      expect(log.slice(mark, refused).some((l) => l.startsWith('dev: restarted in '))).toBe(false);
+
+      // Back to the original: restarted, and the type check is clean again.
+      mark = log.length;
+      writeFileSync(controller, original);
+      await waitForLog(/^dev: restarted in /, mark);
+      await waitForLog(/"msg":"reconciling"/, mark);
+      await waitForLog(/^dev: type check: no errors$/, mark);
 
       // A new field in the types: generate runs after the restart and the CRD in the cluster gets it.
       const types = join(project, 'src/api/v1alpha1/memcached-types.ts');
@@ -93,30 +146,32 @@ describe('opgen dev', () => {
       }
       expect(Object.keys(props)).toContain('size');
     } finally {
-      stop.abort();
-      expect(await running).toBe(0);
+      exit = await dev.stop();
     }
-    // The operator is gone: its health port is free again.
+    expect(exit, log.slice(-20).join('\n')).toBe(0);
+    // The operator is gone: its health port is free again; no process of this test's opgen (operator,
+    // spare, type check, generate) is left.
     const probe = await fetch(`http://127.0.0.1:${health}/healthz`).then(() => 'answered', () => 'refused');
     expect(probe).toBe('refused');
+    const left = await execa('pgrep', ['-f', work], { reject: false });
+    expect(left.stdout).toBe('');
   }, STEP);
 
   it('--cluster starts the simulated cluster, runs the operator on it, and stops both on exit', async () => {
-    const log: string[] = [];
-    const stop = new AbortController();
     const health = await freePort();
-    const running = devCommand({ cwd: project, out: (l) => log.push(l), err: (l) => log.push(l) }, { cluster: true, args: [`--health-probe-bind-address=127.0.0.1:${health}`] }, stop.signal);
+    const dev = startDev('--cluster', '--', `--health-probe-bind-address=127.0.0.1:${health}`);
+    const { log } = dev;
     let server = '';
+    let exit: number | null = -1;
     try {
-      const deadline = Date.now() + 180_000;
-      while (Date.now() < deadline && !log.some((l) => /"msg":"starting manager"/.test(l))) await new Promise((r) => setTimeout(r, 100));
+      await dev.waitForLog(/"msg":"starting manager"/, 0, 180_000);
       server = /^dev: simulated cluster at (\S+);/.exec(log.find((l) => l.startsWith('dev: simulated cluster at ')) ?? '')?.[1] ?? '';
       expect(server, log.join('\n')).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       expect(log).toContainEqual(`dev: running dist/main.js against ${server}; watching src/ (Ctrl-C stops)`);
     } finally {
-      stop.abort();
-      expect(await running).toBe(0);
+      exit = await dev.stop();
     }
+    expect(exit).toBe(0);
     // The cluster is gone with it.
     const after = await fetch(`${server}/version`).then(() => 'answered', (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message);
     expect(after).toBe('ECONNREFUSED');

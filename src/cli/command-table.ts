@@ -362,9 +362,15 @@ export const commands: readonly CommandSpec[] = [
     async run(ctx, args, o) {
       const { devCommand } = await import('../dev/dev.js');
       const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      // A listener for every signal, not once: envtest (--cluster) re-raises a signal that no one else
+      // listens to, which would kill dev before it stopped the operator. A second signal: done waiting.
+      let signals = 0;
+      const onSignal = (): void => {
+        if (++signals > 1) process.exit(130);
+        stop.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       try {
         return await devCommand(ctx, { cluster: o.cluster === true, webhookUrl: str(o.webhookUrl), kubeconfig: str(o.kubeconfig), args }, stop.signal);
       } finally {

@@ -3,16 +3,19 @@
 // transpiles only the changed files and restarts it; regenerates (and re-applies the CRDs when they
 // changed) in the background. Cleans up on exit: the operator is stopped with SIGTERM, so the runtime
 // restores any webhook configuration it pointed at itself; a simulated cluster is stopped.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ts } from 'ts-morph';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from '../common/command-context.js';
 import { Kubectl, KubectlError } from '../doctor/kubectl.js';
 import { loadDoctorProject, yamlObjects } from '../doctor/project.js';
+import { Operators } from './operator.js';
+import { lowerPriority, TypeCheck } from './typecheck.js';
 
 export interface DevOptions {
   kubeconfig?: string;
@@ -24,8 +27,8 @@ export interface DevOptions {
   args: string[];
 }
 
-/** The operator gets this long to stop (and restore webhooks) before SIGKILL. */
-const STOP_GRACE_MS = 10_000;
+/** opgen's own executable, for `opgen generate` in a process of its own (dist/dev → bin). */
+const OPGEN_BIN = fileURLToPath(new URL('../../bin/opgen.js', import.meta.url));
 const DEBOUNCE_MS = 30;
 
 /** Whether a kubeconfig server URL names this machine by a loopback address (the runtime's rule: names are not resolved). */
@@ -41,22 +44,44 @@ export function isLoopbackServer(server: string): boolean {
   return host === '::1';
 }
 
+const transpileOptions = (fileName: string): ts.TranspileOptions => ({
+  fileName,
+  reportDiagnostics: true,
+  compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, sourceMap: true, inlineSources: false },
+});
+
+/**
+ * The first transpileModule call in a process takes ~1 s more than the next ones (the compiler's code is
+ * compiled and optimised on first use): pay it while the first build runs, not on the first edit.
+ */
+function warmUpTranspiler(root: string): void {
+  const main = join(root, 'src/main.ts');
+  if (existsSync(main)) ts.transpileModule(readFileSync(main, 'utf8'), transpileOptions(main));
+}
+
 /** Where each source file's JavaScript goes: tsconfig.build.json's rootDir src, outDir dist. */
 const outFile = (root: string, file: string): string => join(root, 'dist', relative(join(root, 'src'), file)).replace(/\.ts$/, '.js');
 
-/** One file to JavaScript with its source map, without type checking: milliseconds, where tsc takes seconds. */
-export function transpileFile(root: string, file: string): void {
+/**
+ * One file to JavaScript with its source map, without type checking: milliseconds, where tsc takes
+ * seconds. Returns the syntax errors as `file:line:column: error TSnnnn: message` (nothing is written then).
+ */
+export function transpileFile(root: string, file: string): string[] {
   const out = outFile(root, file);
-  const r = ts.transpileModule(readFileSync(file, 'utf8'), {
-    fileName: file,
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, sourceMap: true, inlineSources: false },
+  const source = readFileSync(file, 'utf8');
+  const r = ts.transpileModule(source, transpileOptions(file));
+  const errors = (r.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => {
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+    return `${relative(root, file)}:${at.line + 1}:${at.character + 1}: error TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
   });
+  if (errors.length > 0) return errors;
   mkdirSync(dirname(out), { recursive: true });
   const map = JSON.parse(r.sourceMapText ?? '{}') as { sources?: string[]; file?: string };
   map.file = `${out.split('/').pop()}`;
   map.sources = [relative(dirname(out), file)];
   writeFileSync(out, r.outputText.replace(/\/\/# sourceMappingURL=.*$/m, `//# sourceMappingURL=${map.file}.map`));
   writeFileSync(`${out}.map`, JSON.stringify(map));
+  return [];
 }
 
 function crdDigest(root: string): string {
@@ -78,7 +103,8 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
     ctx.err(`dev: simulated cluster at ${env.server}; kubectl --kubeconfig ${kubeconfig}`);
   }
   const kubectl = new Kubectl(kubeconfig ? { kubeconfig } : {}, root);
-  let child: ChildProcess | undefined;
+  let operators: Operators | undefined;
+  let typecheck: TypeCheck | undefined;
   let watcher: FSWatcher | undefined;
   try {
     const server = (await kubectl.run(['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])).stdout.trim();
@@ -93,14 +119,11 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
       throw new OpgenError('@opgen/runtime is not installed in this project', { file: 'package.json' }, 'run npm install');
     }
 
-    const generate = async (): Promise<void> => {
-      const { generateCommand } = await import('../gen/command.js');
-      const lines: string[] = [];
-      const code = await generateCommand({ cwd: root, targets: [], check: false, dryRun: false }, (l) => lines.push(l)).catch((err: unknown) => {
-        ctx.err(`dev: generate failed: ${err instanceof OpgenError ? err.format() : String(err)}`);
-        return 1;
-      });
-      if (code !== 0) for (const l of lines) ctx.err(l);
+    // generate runs as its own process, so that parsing the project never holds up dev's log streaming;
+    // after a restart at low priority, so that it does not slow the new operator's start.
+    const generate = async (background: boolean): Promise<void> => {
+      const r = await spawnCollect(process.execPath, [OPGEN_BIN, 'generate'], root, background);
+      if (r.code !== 0) for (const l of r.output.trim().split('\n')) ctx.err(`dev: generate: ${l}`);
     };
     const applyCrds = async (): Promise<void> => {
       if (!existsSync(join(root, 'config/crd/bases'))) return;
@@ -109,52 +132,81 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
       for (const l of r.stdout.trim().split('\n')) if (l !== '') ctx.err(`dev: ${l}`);
     };
 
-    await generate();
+    await generate(false);
     let crds = crdDigest(root);
     await applyCrds();
-    const tsc = await spawnCollect(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], root);
+    const building = spawnCollect(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], root, false);
+    warmUpTranspiler(root);
+    const tsc = await building;
     if (tsc.code !== 0) throw new OpgenError(`the build failed:\n${tsc.output.trim()}`, { file: 'tsconfig.build.json' }, 'fix the type errors above, then run opgen dev again');
 
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
-      OPGEN_LOG_LEVEL: process.env.OPGEN_LOG_LEVEL ?? 'debug',
-      ...(opts.webhookUrl !== undefined ? { OPGEN_WEBHOOK_LOCAL_DEVELOPMENT: opts.webhookUrl } : {}),
+    operators = new Operators({
+      root,
+      args: opts.args,
+      out: ctx.out,
+      err: ctx.err,
+      env: {
+        ...process.env,
+        ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
+        OPGEN_LOG_LEVEL: process.env.OPGEN_LOG_LEVEL ?? 'debug',
+        ...(opts.webhookUrl !== undefined ? { OPGEN_WEBHOOK_LOCAL_DEVELOPMENT: opts.webhookUrl } : {}),
+      },
+    });
+    operators.activate();
+    typecheck = new TypeCheck(root, ctx.err);
+    const types = typecheck;
+    const ops = operators;
+
+    // Markers may have changed: regenerate, and re-apply the CRDs when they differ. One run at a time;
+    // changes during a run start one more after it.
+    let regen: Promise<void> | undefined;
+    let regenAgain = false;
+    const regenerate = (): void => {
+      if (regen) {
+        regenAgain = true;
+        return;
+      }
+      regen = (async () => {
+        do {
+          regenAgain = false;
+          await generate(true);
+          const now = crdDigest(root);
+          if (now !== crds) {
+            crds = now;
+            await applyCrds().catch((err: unknown) => ctx.err(`dev: ${err instanceof OpgenError ? err.format() : String(err)}`));
+          }
+        } while (regenAgain);
+      })().finally(() => (regen = undefined));
     };
-    const start = (): ChildProcess => {
-      const c = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js', ...opts.args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      lines(c.stdout!, ctx.out);
-      lines(c.stderr!, ctx.err);
-      return c;
-    };
-    child = start();
 
     // fs.watch reports one save as several events: gather them for a few ms, then act once.
     let pending = new Set<string>();
     let timer: NodeJS.Timeout | undefined;
     let busy: Promise<void> = Promise.resolve();
-    const retired: Promise<void>[] = [];
     const onChanges = async (files: string[]): Promise<void> => {
       const t0 = performance.now();
+      const errors: string[] = [];
       for (const f of files) {
         const abs = join(root, 'src', f);
-        if (existsSync(abs)) transpileFile(root, abs);
+        if (existsSync(abs)) errors.push(...transpileFile(root, abs));
         else rmSync(outFile(root, abs), { force: true });
       }
-      // Without webhooks the old process may finish its in-flight reconciles while the new one starts
-      // (it takes no new work after SIGTERM). With webhooks it must first restore what it redirected.
-      const stopping = stop(child);
-      retired.push(stopping);
-      if (hasWebhooks) await stopping;
-      child = start();
-      ctx.err(`dev: restarted in ${Math.round(performance.now() - t0)} ms (${files.map((f) => `src/${f}`).join(', ')})`);
-      // Markers may have changed: regenerate, and re-apply the CRDs when they differ.
-      await generate();
-      const now = crdDigest(root);
-      if (now !== crds) {
-        crds = now;
-        await applyCrds().catch((err: unknown) => ctx.err(`dev: ${err instanceof OpgenError ? err.format() : String(err)}`));
+      types.ensureRunning();
+      if (errors.length > 0) {
+        // Code that does not parse is not run: the operator keeps the previous code.
+        for (const e of errors) ctx.err(`dev: ${e}`);
+        ctx.err('dev: not restarted: the operator keeps running the previous code until the file parses');
+        return;
       }
+      // The old process exits first: two operators never reconcile at once. Without webhooks it gets
+      // RESTART_DRAIN_MS for its in-flight reconciles; with webhooks it must restore what it redirected.
+      const t1 = performance.now();
+      await ops.retire(!hasWebhooks);
+      ops.activate();
+      const t2 = performance.now();
+      const ms = (a: number, b: number): string => `${Math.round(b - a)} ms`;
+      ctx.err(`dev: restarted in ${ms(t0, t2)} (transpile ${ms(t0, t1)}, old operator stopped in ${ms(t1, t2)}; ${files.map((f) => `src/${f}`).join(', ')})`);
+      regenerate();
     };
     watcher = watch(join(root, 'src'), { recursive: true }, (_event, name) => {
       if (!name || !name.endsWith('.ts') || name.endsWith('.test.ts')) return;
@@ -170,44 +222,19 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
     clearTimeout(timer);
     await busy;
-    await Promise.all(retired);
+    await regen;
     return 0;
   } finally {
     watcher?.close();
-    await stop(child);
+    await Promise.all([operators?.close(), typecheck?.close()]);
     await stopCluster?.();
   }
 }
 
-/** SIGTERM, and SIGKILL after the grace period; resolves when the process has exited. */
-function stop(c: ChildProcess | undefined): Promise<void> {
-  if (!c || c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => c.kill('SIGKILL'), STOP_GRACE_MS);
-    c.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    c.kill('SIGTERM');
-  });
-}
-
-function lines(stream: NodeJS.ReadableStream, out: (line: string) => void): void {
-  let rest = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop() ?? '';
-    for (const p of parts) out(p);
-  });
-  stream.on('end', () => {
-    if (rest !== '') out(rest);
-  });
-}
-
-function spawnCollect(cmd: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
+function spawnCollect(cmd: string, args: string[], cwd: string, background: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const c = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (background) lowerPriority(c);
     let output = '';
     c.stdout.on('data', (d: Buffer) => (output += d.toString()));
     c.stderr.on('data', (d: Buffer) => (output += d.toString()));
