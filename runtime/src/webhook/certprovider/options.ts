@@ -1,5 +1,8 @@
 // The self certificate provider's settings (createManager({ webhook: { selfCertificate } })), their
 // defaults (open-policy-agent/cert-controller's) and the environment variables config/default sets.
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface SelfCertificateOptions {
   /** Secret holding ca.crt, ca.key, tls.crt and tls.key (type kubernetes.io/tls); created when absent. */
@@ -80,9 +83,13 @@ export const selfCertificateEnv = {
 /**
  * The options from the manager's environment (what `opgen create webhook --cert-provider self`
  * scaffolds): the Secret and Service names, and the webhook configurations' names (empty: none of
- * that kind). Throws one line naming a missing variable.
+ * that kind). Undefined, so the manager reads certificate files as before, when WEBHOOK_CERT_SECRET is
+ * unset or a certificate is mounted in `certDir` (default controller-runtime's
+ * $TMPDIR/k8s-webhook-server/serving-certs, where OLM mounts the one it makes for a bundle's webhooks).
+ * Throws one line naming a missing variable.
  */
-export function selfCertificateFromEnv(env: Record<string, string | undefined> = process.env): SelfCertificateOptions {
+export function selfCertificateFromEnv(env: Record<string, string | undefined> = process.env, certDir = join(tmpdir(), 'k8s-webhook-server', 'serving-certs')): SelfCertificateOptions | undefined {
+  if (!env[selfCertificateEnv.secretName] || existsSync(join(certDir, 'tls.crt'))) return undefined;
   const need = (name: string) => {
     const value = env[name];
     if (!value) throw new Error(`${name} is not set; config/default/manager_webhook_patch.yaml sets it (--cert-provider self)`);
