@@ -43,10 +43,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The prometheus.yml, one job per target: JSON, which is YAML. */
-export function scrapeConfig(targets: ScrapeTarget[], scrapeIntervalSeconds: number): string {
+/** The prometheus.yml, one job per target (and the rule file, when given): JSON, which is YAML. */
+export function scrapeConfig(targets: ScrapeTarget[], scrapeIntervalSeconds: number, ruleFile?: string): string {
   return JSON.stringify({
     global: { scrape_interval: `${scrapeIntervalSeconds}s`, scrape_timeout: `${scrapeIntervalSeconds}s`, evaluation_interval: `${scrapeIntervalSeconds}s` },
+    ...(ruleFile ? { rule_files: [ruleFile] } : {}),
     scrape_configs: targets.map((t) => ({
       job_name: t.job,
       honor_labels: t.honorLabels,
@@ -55,10 +56,16 @@ export function scrapeConfig(targets: ScrapeTarget[], scrapeIntervalSeconds: num
   }, null, 2);
 }
 
-/** Starts `bin` on a free loopback port with a fresh TSDB folder; resolves once /-/ready answers 200. */
-export async function startPrometheus(bin: string, targets: ScrapeTarget[], scrapeIntervalSeconds: number): Promise<Prometheus> {
+/**
+ * Starts `bin` on a free loopback port with a fresh TSDB folder; resolves once /-/ready answers 200.
+ * `ruleGroups` (a PrometheusRule's spec.groups, the format of a Prometheus rule file) are loaded and
+ * evaluated every scrape interval; Prometheus refuses to start on a rule it cannot parse.
+ */
+export async function startPrometheus(bin: string, targets: ScrapeTarget[], scrapeIntervalSeconds: number, ruleGroups?: unknown[]): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'opgen-prometheus-'));
-  writeFileSync(join(dir, 'prometheus.yml'), scrapeConfig(targets, scrapeIntervalSeconds));
+  const ruleFile = ruleGroups && join(dir, 'rules.yml');
+  if (ruleFile) writeFileSync(ruleFile, JSON.stringify({ groups: ruleGroups }, null, 2));
+  writeFileSync(join(dir, 'prometheus.yml'), scrapeConfig(targets, scrapeIntervalSeconds, ruleFile));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let log = '';

@@ -3,12 +3,14 @@
 // provisioning, a backend outage, a bad spec and recovery on a real kube-apiserver) is scraped every
 // second the way the project's ServiceMonitor has it scraped, and every query of both dashboards (each
 // panel target and each variable, variables resolved as Grafana does) must return at least one series:
-// every metric and label they name exists in the scrape, with the values Prometheus gives them.
+// every metric and label they name exists in the scrape, with the values Prometheus gives them. The
+// PrometheusRule's groups are loaded as a rule file and must all evaluate without an error.
 // Needs OPGEN_PROMETHEUS (the path `bash .ci/prometheus.sh` prints); .ci/run does not build Prometheus
 // (see docs/observability.md for the build's cost), so without it these tests are skipped, saying so.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { Namespace } from '../../runtime/src/api/builtins.js';
 import { createClient } from '../../runtime/src/client/client.js';
 import { startTestEnv, type TestEnv } from '../../runtime/src/envtest/index.js';
@@ -51,7 +53,8 @@ describe.skipIf(!bin)('the dashboards on a real Prometheus scrape of a running o
     stopOperator = operator.stop;
     const target = serviceMonitorTarget(dir, `127.0.0.1:${operator.metricsPort}`);
     job = target.job;
-    prom = await startPrometheus(bin!, [target, { ...target, job: UNHONORED, honorLabels: false }], SCRAPE);
+    const rule = parse(readFileSync(join(dir, 'config/prometheus/prometheus_rule.yaml'), 'utf8')) as { spec: { groups: unknown[] } };
+    prom = await startPrometheus(bin!, [target, { ...target, job: UNHONORED, honorLabels: false }], SCRAPE, rule.spec.groups);
     start = Math.floor(Date.now() / 1000);
     await playScenario(client, SECONDS);
     await new Promise((r) => setTimeout(r, 3 * SCRAPE * 1000)); // the last state scraped
@@ -93,6 +96,13 @@ describe.skipIf(!bin)('the dashboards on a real Prometheus scrape of a running o
     // The variables as Grafana fills them: the job the ServiceMonitor's scrape gives, the kind, the controller.
     const vars = Object.fromEntries(results.get('grafana/conditions.json')!.variables.map((v) => [v.name, v.options]));
     expect(vars).toEqual({ job: [job, UNHONORED], kind: ['Gadget'], controller: ['gadget'] });
+  });
+
+  it("the PrometheusRule's groups, loaded as a rule file, are all evaluated by Prometheus without an error", async () => {
+    const res = (await (await fetch(`${prom!.url}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string; evaluationTime: number }[] }[] } };
+    const rules = res.data.groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.name)).toEqual(['GadgetOperatorConditionFalse', 'GadgetOperatorReconcileErrors', 'GadgetOperatorWorkqueueStuck', 'GadgetOperatorReconcileHung', 'GadgetOperatorDown']);
+    expect(rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual([]);
   });
 
   it('the scenario is in the data: Ready moved False → True with its reasons, errors and terminal errors were counted, reconciles requeued', async () => {
