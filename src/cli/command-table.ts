@@ -65,6 +65,8 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--license-file <file>', description: 'your own license header for source files (one /* ... */ block; replaces --license)' },
       { flags: '--skip-install', description: 'do not install dependencies' },
       { flags: '--namespaced', description: 'a namespace-scoped operator: Roles, not ClusterRoles; watches WATCH_NAMESPACE (its own namespace)' },
+      { flags: '--sharded', description: 'every replica active, each reconciling its share of the objects (createManager\'s sharding option)' },
+      { flags: '--replicas <n>', description: 'replicas of a --sharded Deployment (at least 2; default 3)' },
       dryRun,
     ],
     async run(ctx, _args, o) {
@@ -78,6 +80,8 @@ export const commands: readonly CommandSpec[] = [
         licenseFile: str(o.licenseFile),
         skipInstall: o.skipInstall === true,
         namespaced: o.namespaced === true,
+        sharded: o.sharded === true,
+        replicas: str(o.replicas),
         dryRun: o.dryRun === true,
       });
     },
@@ -165,6 +169,8 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--owner <owner>', description: 'copyright owner in that header' },
       { flags: '--license-file <file>', description: 'your own header for files scaffolded from now on (one /* ... */ block)' },
       { flags: '--namespaced', description: 'make the operator namespace-scoped (Roles, WATCH_NAMESPACE); --namespaced=false to go back to cluster-scoped' },
+      { flags: '--sharded', description: 'every replica active, each reconciling its share of the objects (sharding option, replicas); --sharded=false for one active replica' },
+      { flags: '--replicas <n>', description: 'replicas with --sharded (at least 2; default 3)' },
       { flags: '--plugins <plugins>', description: 'add plugins (comma-separated): grafana writes Grafana dashboards and a PrometheusRule with alerts' },
       { flags: '--cert-provider <name>', description: 'move every webhook to this serving-certificate provider: cert-manager, or self (the manager keeps the certificate)', choices: ['cert-manager', 'self'] },
       dryRun,
@@ -174,6 +180,8 @@ export const commands: readonly CommandSpec[] = [
       return editCommand(ctx, {
         multigroup: typeof o.multigroup === 'boolean' ? o.multigroup : undefined,
         namespaced: typeof o.namespaced === 'boolean' ? o.namespaced : undefined,
+        sharded: typeof o.sharded === 'boolean' ? o.sharded : undefined,
+        replicas: str(o.replicas),
         license: o.license === 'none' || o.license === 'apache2' ? o.license : undefined,
         owner: str(o.owner),
         licenseFile: str(o.licenseFile),

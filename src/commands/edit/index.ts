@@ -8,12 +8,17 @@ import { parseCertProvider } from '../create-webhook/cert-provider.js';
 import { switchCertProvider } from './cert-provider.js';
 import { addGrafana, parsePlugins } from './grafana.js';
 import { switchNamespaced } from './namespaced.js';
+import { shardedReplicas, switchSharded } from './sharded.js';
 
 export interface EditOptions {
   /** undefined = leave as it is. */
   multigroup?: boolean;
   /** undefined = leave as it is; true/false switch between a namespace- and a cluster-scoped operator. */
   namespaced?: boolean;
+  /** undefined = leave as it is; true/false switch sharding (every replica active) on or off. */
+  sharded?: boolean;
+  /** --replicas with --sharded (default 3). */
+  replicas?: string;
   /** Rewrite hack/boilerplate.ts.txt (the header of files scaffolded from now on). */
   license?: License;
   owner?: string;
@@ -29,10 +34,11 @@ const BOILERPLATE = 'hack/boilerplate.ts.txt';
 
 export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<number> {
   const licensing = o.license !== undefined || o.owner !== undefined || o.licenseFile !== undefined;
-  if (o.multigroup === undefined && o.namespaced === undefined && !licensing && o.plugins === undefined && o.certProvider === undefined) {
-    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --license, --owner, --license-file, --plugins or --cert-provider');
+  if (o.multigroup === undefined && o.namespaced === undefined && o.sharded === undefined && !licensing && o.plugins === undefined && o.certProvider === undefined) {
+    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --sharded[=false], --license, --owner, --license-file, --plugins or --cert-provider');
   }
   const plugins = o.plugins !== undefined ? parsePlugins(o.plugins) : [];
+  const replicas = shardedReplicas(o.sharded === true, o.replicas);
   const certProvider = o.certProvider !== undefined ? parseCertProvider(o.certProvider) : undefined;
   if (o.licenseFile !== undefined && (o.license !== undefined || o.owner !== undefined)) {
     throw new OpgenError('replaces the whole header, so --license and --owner do not apply', { flag: '--license-file' }, 'pass either --license-file or --license/--owner');
@@ -56,6 +62,13 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
       const switched = switchCertProvider(tree, project, certProvider);
       project = switched.project;
       notes.push(...switched.notes);
+      saveProject(tree, project);
+    }
+    if (o.sharded !== undefined && (o.sharded !== (project.sharded === true) || o.replicas !== undefined)) {
+      notes.push(...switchSharded(tree, o.sharded, replicas));
+      project = { ...project };
+      if (o.sharded) project.sharded = true;
+      else delete project.sharded;
       saveProject(tree, project);
     }
     if (plugins.includes('grafana')) {

@@ -7,6 +7,7 @@ import { checkDns1123Label, checkDns1123Subdomain } from '../../naming/index.js'
 import { LAYOUT, saveProject, type ProjectConfig } from '../../project/index.js';
 import { renderTemplates, Tree } from '../../scaffold/index.js';
 import { boilerplateFor, readLicenseFile } from '../shared/license.js';
+import { shardedReplicas } from '../edit/sharded.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
 
 export interface InitOptions {
@@ -20,6 +21,10 @@ export interface InitOptions {
   skipInstall: boolean;
   /** A namespace-scoped operator: Roles instead of ClusterRoles, WATCH_NAMESPACE from the pod's namespace. */
   namespaced?: boolean;
+  /** Every replica active, each reconciling its share of the objects (createManager's `sharding: true`). */
+  sharded?: boolean;
+  /** --replicas: the Deployment's replicas of a sharded project (default 3). */
+  replicas?: string;
   dryRun: boolean;
 }
 
@@ -43,6 +48,7 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
     throw new OpgenError('this directory already holds a project', { file: existing }, 'run `opgen init` in an empty directory, or use `opgen create api` to extend this one');
   }
 
+  const replicas = shardedReplicas(o.sharded === true, o.replicas);
   const licenseFile = o.licenseFile !== undefined ? readLicenseFile(ctx.cwd, o.licenseFile) : undefined;
   // hack/boilerplate.ts.txt, and the header of the files init writes.
   const boilerplate = licenseFile ?? boilerplateFor(o.license, o.owner ?? `the ${projectName} authors`);
@@ -55,6 +61,8 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
     leaderElectionID: `${fnv32a(o.repo ?? projectName)}.${o.domain}`,
     header: sourceHeader(boilerplate),
     namespaced: o.namespaced === true,
+    sharded: o.sharded === true,
+    replicas,
   };
   const project: ProjectConfig = {
     version: '3',
@@ -63,6 +71,7 @@ export async function initCommand(ctx: CommandContext, o: InitOptions): Promise<
     projectName,
     ...(o.repo ? { repo: o.repo } : {}),
     ...(o.namespaced ? { namespaced: true } : {}),
+    ...(o.sharded ? { sharded: true } : {}),
     cliVersion: opgenVersion(),
     resources: [],
   };
