@@ -21,4 +21,4 @@ export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';
 export { loadKubeConfig, KubeConfigError, type KubeConfigLike, type LoadKubeConfigOptions } from './kubeconfig/index.js';
 export * from './webhook/index.js';
-export { HashRing, fnv1a64, shardSelector, ringLabel, viewAnnotation, type HashRange, type ShardingOptions } from './sharding/index.js';
+export { HashRing, fnv1a64, shardSelector, ringLabel, viewAnnotation, shardLabelOf, drainLabelOf, type HashRange, type ShardingOptions, type OwnershipEvent } from './sharding/index.js';

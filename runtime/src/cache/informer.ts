@@ -45,8 +45,11 @@ export interface InformerOptions {
    * watches; every watch still ends by its server-side timeout (5-10 min) plus 30 s at the latest.
    */
   watchIdleTimeoutMs?: number;
-  /** Sharding (runtime/src/sharding): a shardSelector sent with every list/watch and the objects kept; change it and relist(). */
-  shard?: { selector(): string | undefined; accepts(obj: KubeObject): boolean };
+  /**
+   * Sharding (runtime/src/sharding): a shardSelector and a label selector (ANDed with labelSelector)
+   * sent with every list/watch, and the objects kept; change them and relist().
+   */
+  shard?: { selector(): string | undefined; labelSelector?(): string | undefined; accepts(obj: KubeObject): boolean };
 }
 
 /**
@@ -285,6 +288,12 @@ class Reflector<T extends KubeObject> {
     return `forbidden to list/watch ${what} (cluster-scoped): only a ClusterRole can grant it, which a namespace-scoped operator does not hold; stop watching it or grant a ClusterRole; retrying quietly`;
   }
 
+  /** The informer's label selector ANDed with the shard's (a list of requirements joins with ','). */
+  private labelSelector(): string | undefined {
+    const parts = [formatLabelSelector(this.opts.labelSelector), this.opts.shard?.labelSelector?.()].filter((p) => p);
+    return parts.length > 0 ? parts.join(',') : undefined;
+  }
+
   private async list(signal: AbortSignal): Promise<void> {
     const items: T[] = [];
     let continueToken: string | undefined;
@@ -295,7 +304,7 @@ class Reflector<T extends KubeObject> {
         query: {
           limit: this.opts.pageSize ?? 500,
           continue: continueToken,
-          labelSelector: formatLabelSelector(this.opts.labelSelector),
+          labelSelector: this.labelSelector(),
           fieldSelector: this.opts.fieldSelector,
           shardSelector: this.opts.shard?.selector(),
         },
@@ -354,7 +363,7 @@ class Reflector<T extends KubeObject> {
           resourceVersion: this.resourceVersion,
           allowWatchBookmarks: true,
           timeoutSeconds,
-          labelSelector: formatLabelSelector(this.opts.labelSelector),
+          labelSelector: this.labelSelector(),
           fieldSelector: this.opts.fieldSelector,
           shardSelector: this.opts.shard?.selector(),
         },

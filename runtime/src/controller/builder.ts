@@ -32,6 +32,8 @@ export interface ControllerHost {
   addController(c: Controller): void;
   /** Sharding (runtime/src/sharding): reconciles only this replica's share of the kind. */
   wrapReconciler?(kind: ResourceKind, r: Reconciler): Reconciler;
+  /** Sharding: `owned` objects follow their `owner`'s shard (called by owns(), before any informer of `owned` exists). */
+  shardOwned?(owner: ResourceKind, owned: ResourceKind): void;
 }
 
 export interface WatchOptions {
@@ -80,6 +82,7 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
 
   owns(kind: ResourceKind, opts: WatchOptions = {}): this {
     const owner = this.forKind;
+    this.host.shardOwned?.(owner, kind);
     this.watchList.push({
       kind,
       predicates: opts.predicates ?? [],

@@ -57,6 +57,19 @@ export function setControllerReference(owner: KubeObject, obj: KubeObject, owner
   const existing = getControllerOf(obj);
   if (existing && !sameOwner(existing, ref)) throw new AlreadyOwnedError(obj, existing);
   upsertReference(obj, ref);
+  copyShardLabels(owner, obj);
+}
+
+/**
+ * Sharding in label mode (docs/sharding.md): a controlled object carries its owner's shard label, so
+ * it is in the cache of the replica that reconciles the owner from its creation on.
+ */
+function copyShardLabels(owner: KubeObject, obj: KubeObject): void {
+  for (const [key, value] of Object.entries(owner.metadata?.labels ?? {})) {
+    if (!key.startsWith('sharding.opgen.dev/shard-')) continue;
+    obj.metadata ??= {};
+    obj.metadata.labels = { ...obj.metadata.labels, [key]: value };
+  }
 }
 
 /** Adds (or refreshes) a non-controller owner reference to `owner`. */

@@ -194,7 +194,7 @@ class ControllerManager implements Manager, ControllerHost {
     this.metrics = opts.metrics ?? new RuntimeMetrics();
     if (opts.sharding) {
       const defaultNamespace = opts.leaderElectionNamespace ?? inClusterNamespace() ?? 'default';
-      this.sharding = new Sharding(opts.sharding === true ? {} : opts.sharding, { kubeConfig, log: this.log, metrics: this.metrics, defaultName: opts.leaderElectionID ?? 'opgen', defaultNamespace });
+      this.sharding = new Sharding(opts.sharding === true ? {} : opts.sharding, { kubeConfig, log: this.log, metrics: this.metrics, defaultName: opts.leaderElectionID ?? 'opgen', defaultNamespace, leaderElection: opts.leaderElection === true, namespaces: opts.namespaces });
     }
     this.observability = new Observability({ metrics: this.metrics, log: this.log, tracer: opts.tracer, conditionEvents: opts.conditionEvents });
     this.tracer = this.observability.tracer;
@@ -209,7 +209,9 @@ class ControllerManager implements Manager, ControllerHost {
       log: this.log.child({ logger: 'cache' }),
       shardFor: this.sharding && ((kind) => this.sharding!.shardFor(kind)),
     });
-    this.sharding?.attach(this.cache);
+    this.sharding?.attach(this.cache, this.transport);
+    // Label mode's sharder, on the leader (it ends at once in the other modes).
+    if (this.sharding) this.add(this.sharding.sharderRunnable());
     this.client = new DelegatingClient(this.cache, this.api);
     this.apiReader = this.api;
     // Condition transitions of the kinds the controllers reconcile become Events and series (leader only).
@@ -261,6 +263,10 @@ class ControllerManager implements Manager, ControllerHost {
   addController(c: Controller): void {
     // Sharded, every replica runs its controllers (on its share); only the rest waits for leadership.
     this.add(this.sharding ? { start: (signal) => c.start(signal), needLeaderElection: false } : c);
+  }
+
+  shardOwned(owner: ResourceKind, owned: ResourceKind): void {
+    this.sharding?.addOwned(owner, owned);
   }
 
   wrapReconciler(kind: ResourceKind, r: Reconciler): Reconciler {

@@ -8,6 +8,12 @@
 // has acknowledged the ring it holds itself, so an object's old owner has always stopped before its
 // new owner starts. A replica that can no longer renew its Lease stops writing after renewDeadline,
 // before the others drop it from the ring after leaseDuration (as leader election does).
+//
+// Mode 'label' (no server-side selector, leader election on): ownership is a label instead. The
+// leader's sharder (sharder.ts) labels each object with its member; a replica's informers select
+// that label, it reconciles an object only while the object carries its label and no drain label, and
+// it acknowledges a drain by removing both once its reconcile of the object has ended. No ring barrier
+// is needed there: the label is the lock.
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ResourceKind } from '../api/kind.js';
@@ -23,8 +29,11 @@ import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeMetrics } from '../metrics/index.js';
 import { Result, type Reconciler } from '../reconcile/index.js';
-import { Transport } from '../transport/index.js';
+import { resourcePath, Transport } from '../transport/index.js';
+import type { Runnable } from '../manager/runnable.js';
 import { fnv1a64, HashRing, shardSelector, defaultVirtualNodes, type HashRange } from './ring.js';
+import { Sharder } from './sharder.js';
+import { objectKey } from '../cache/store.js';
 
 export interface ShardingOptions {
   /** The ring's name: its Leases carry the label sharding.opgen.dev/ring=<name>; default the manager's leaderElectionID, else 'opgen'. */
@@ -43,12 +52,32 @@ export interface ShardingOptions {
    * How a replica gets only its share. 'auto' (default): the API server's shard selector (KEP-5866,
    * feature gate ShardedListAndWatch) when a list answers with metadata.shardInfo, else every replica
    * lists everything and keeps its share. 'server' or 'client' force one.
+   * 'auto' picks 'label' instead of 'client' when the manager runs leader election: the leader labels
+   * each object with its replica (sharding.opgen.dev/shard-<ring>) and replicas select their label.
+   * 'label' needs leaderElection.
    */
-  mode?: 'auto' | 'server' | 'client';
+  mode?: 'auto' | 'server' | 'client' | 'label';
+  /**
+   * Called synchronously whenever this replica starts or stops being allowed to reconcile a part of
+   * the objects (audit, tests): a ring span in the 'server'/'client' modes, an object span in 'label'.
+   */
+  onOwnership?: (e: OwnershipEvent) => void;
 }
+
+/**
+ * When a replica may reconcile what: `ring` spans (it reconciles the objects its arcs of `members`
+ * cover, from 'start' until 'end'), or `object` spans in label mode (one object, by uid). `at` is ms
+ * since the epoch.
+ */
+export type OwnershipEvent =
+  | { span: 'ring'; member: string; phase: 'start' | 'end'; members: string[]; virtualNodes: number; at: number }
+  | { span: 'object'; member: string; phase: 'start' | 'end'; kind: string; key: string; uid: string; at: number };
 
 export const ringLabel = 'sharding.opgen.dev/ring';
 export const viewAnnotation = 'sharding.opgen.dev/ring-view';
+/** Label mode: the owner replica of an object (and of the objects it controls), and the drain request. */
+export const shardLabelOf = (ring: string) => `sharding.opgen.dev/shard-${ring}`;
+export const drainLabelOf = (ring: string) => `sharding.opgen.dev/drain-${ring}`;
 
 interface Observed {
   spec: string;
@@ -67,6 +96,10 @@ export interface ShardingContext {
   metrics: RuntimeMetrics;
   defaultName: string;
   defaultNamespace: string;
+  /** Whether the manager elects a leader (the sharder of label mode runs there). */
+  leaderElection?: boolean;
+  /** The namespaces the manager's cache watches (the sharder watches the same). */
+  namespaces?: string[];
 }
 
 /** One replica's part in the ring; the manager drives it (join, leave, the cache and reconciler hooks). */
@@ -82,7 +115,26 @@ export class Sharding {
   private readonly transport: Transport;
   private readonly log: Logger;
   private readonly kinds = new Map<string, ResourceKind>();
+  /** Kinds controllers own, with the for-kinds owning them (label mode shards them by their owner's label). */
+  private readonly owned = new Map<string, { kind: ResourceKind; owners: ResourceKind[] }>();
   private cache?: Cache;
+  /** The manager's transport (its fences apply): label writes go through it. */
+  private writer?: Transport;
+  readonly shardLabel: string;
+  readonly drainLabel: string;
+  private labelMode = false;
+  private modeKnown!: () => void;
+  private readonly modeDecided = new Promise<void>((resolve) => (this.modeKnown = resolve));
+  private sharder?: Sharder;
+  private readonly onOwnership?: (e: OwnershipEvent) => void;
+  private ringSpan = false;
+  /** Label mode: objects this replica may reconcile now, by "<kindKey>|<ns>/<name>". */
+  private readonly objectSpans = new Set<string>();
+  private readonly releasing = new Set<string>();
+  private acking = 0;
+  private readonly ackSlot: (() => void)[] = [];
+  private readonly keysInFlight = new Map<string, number>();
+  private readonly keyIdle = new Map<string, (() => void)[]>();
 
   /** The ring this replica has applied (its cache holds that share) and acknowledged. */
   private applied = new HashRing([]);
@@ -121,25 +173,84 @@ export class Sharding {
     this.log = ctx.log.child({ logger: 'sharding', ring: this.ring, member: this.identity });
     this.metrics = shardingMetrics(ctx.metrics, this.ring);
     this.mode = opts.mode ?? 'auto';
+    this.onOwnership = opts.onOwnership;
+    this.shardLabel = shardLabelOf(this.ring);
+    this.drainLabel = drainLabelOf(this.ring);
+    this.leaderElection = ctx.leaderElection === true;
+    this.namespaces = ctx.namespaces;
+    if (this.mode === 'label' && !this.leaderElection) throw new Error("sharding: mode 'label' needs leaderElection (the sharder labels objects from the leader); set leaderElection: true and leaderElectionID, or use mode 'client'");
+    if (this.mode !== 'server' && this.mode !== 'client' && this.leaderElection && `shard-${this.ring}`.length > 63) throw new Error(`sharding: ring name "${this.ring}" is too long for the label key sharding.opgen.dev/shard-<ring> (at most 57 characters); set sharding.name`);
+    this.metricsRef = ctx.metrics;
   }
 
-  private readonly mode: 'auto' | 'server' | 'client';
+  private readonly mode: 'auto' | 'server' | 'client' | 'label';
+  private readonly leaderElection: boolean;
+  private readonly namespaces?: string[];
+  private readonly metricsRef: RuntimeMetrics;
 
   /** A kind a controller is for: only its objects are split between replicas. */
   addKind(kind: ResourceKind): void {
     this.kinds.set(kindKey(kind), kind);
   }
 
-  attach(cache: Cache): void {
-    this.cache = cache;
+  /** A kind a controller of `owner` owns: in label mode its objects follow their owner's shard label. */
+  addOwned(owner: ResourceKind, kind: ResourceKind): void {
+    const k = kindKey(kind);
+    if (this.kinds.has(k)) return;
+    const entry = this.owned.get(k) ?? { kind, owners: [] };
+    if (!entry.owners.some((o) => kindKey(o) === kindKey(owner))) entry.owners.push(owner);
+    this.owned.set(k, entry);
   }
 
-  /** The cache hook (CacheOptions.shardFor): this replica's shard selector and filter for sharded kinds. */
+  attach(cache: Cache, writer?: Transport): void {
+    this.cache = cache;
+    this.writer = writer;
+  }
+
+  /** The cache hook (CacheOptions.shardFor): this replica's shard selector and filter for sharded (and, in label mode, owned) kinds. */
   shardFor(kind: ResourceKind): InformerOptions['shard'] {
-    if (!this.kinds.has(kindKey(kind))) return undefined;
+    const k = kindKey(kind);
+    const mine = () => `${this.shardLabel}=${this.identity}`;
+    const labelled = (obj: KubeObject) => obj.metadata?.labels?.[this.shardLabel] === this.identity;
+    if (this.owned.has(k)) {
+      // Before the mode is known (auto), the whole kind, as without sharding; relisted once it is.
+      return { selector: () => undefined, labelSelector: () => (this.labelMode ? mine() : undefined), accepts: (obj) => !this.labelMode || labelled(obj) };
+    }
+    if (!this.kinds.has(k)) return undefined;
     return {
       selector: () => (this.serverSide ? shardSelector(this.myRanges) : undefined),
-      accepts: (obj) => this.owns(obj, this.applied),
+      labelSelector: () => (this.labelMode ? mine() : undefined),
+      accepts: (obj) => (this.labelMode ? labelled(obj) : this.owns(obj, this.applied)),
+    };
+  }
+
+  /** The sharder, a leader-only runnable: it labels objects in label mode, and ends at once otherwise. */
+  sharderRunnable(): Runnable {
+    return {
+      needLeaderElection: true,
+      start: async (signal) => {
+        await Promise.race([this.modeDecided, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        if (!this.labelMode || signal.aborted || !this.writer) return;
+        const written = this.metricsRef.registry.counter({ name: 'opgen_sharding_labels_written_total', help: 'Shard and drain labels the sharder (leader, label mode) wrote on objects, by kind and reason (assign, drain, reassign, owned).', labelNames: ['ring', 'kind', 'reason'] });
+        this.sharder = new Sharder(
+          {
+            shardLabel: this.shardLabel,
+            drainLabel: this.drainLabel,
+            ringView: () => (this.appliedView.split(',').includes(this.identity) ? this.applied : undefined),
+            kinds: this.kinds,
+            owned: this.owned,
+            namespaces: this.namespaces,
+            written: (kind, reason) => written.inc({ ring: this.ring, kind, reason }),
+          },
+          this.writer,
+          this.log.child({ logger: 'sharder' }),
+        );
+        try {
+          await this.sharder.run(signal);
+        } finally {
+          this.sharder = undefined;
+        }
+      },
     };
   }
 
@@ -149,25 +260,104 @@ export class Sharding {
     return this.fenced ? new Error(`sharding: the shard lease ${this.namespace}/${this.leaseName} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent`) : undefined;
   }
 
-  /** The reconciler hook: reconciles only objects of this replica's share, and only while the ring is settled. */
+  /**
+   * The reconciler hook: reconciles only objects of this replica's share, and only while the ring is
+   * settled (label mode: only while the object carries this replica's label and no drain label).
+   */
   wrap(kind: ResourceKind, inner: Reconciler): Reconciler {
-    if (!this.kinds.has(kindKey(kind))) return inner;
+    const k = kindKey(kind);
+    if (!this.kinds.has(k)) return inner;
     return {
       reconcile: async (req, ctx) => {
         const fence = this.guard();
         if (fence) throw fence;
-        if (!this.active) return Result.requeueAfter(this.retryPeriodMs);
         const obj = this.cache?.informerFor(kind).store.get(kind.namespaced ? req.namespace : undefined, req.name);
-        // Not in this replica's cache: another replica's object, or deleted (finalizers see deletions).
-        if (!obj || !this.owns(obj, this.applied)) return Result.done();
+        if (this.labelMode) {
+          // Not labelled for us, or being drained (we acknowledge once no reconcile of it runs).
+          if (!obj || !this.objectSpans.has(`${k}|${objectKey(obj)}`) || obj.metadata?.labels?.[this.drainLabel]) return Result.done();
+        } else {
+          if (!this.active) return Result.requeueAfter(this.retryPeriodMs);
+          // Not in this replica's cache: another replica's object, or deleted (finalizers see deletions).
+          if (!obj || !this.owns(obj, this.applied)) return Result.done();
+        }
+        const key = `${k}|${objectKey(obj)}`;
         this.inFlight++;
+        this.keysInFlight.set(key, (this.keysInFlight.get(key) ?? 0) + 1);
         try {
           return await inner.reconcile(req, ctx);
         } finally {
+          const left = this.keysInFlight.get(key)! - 1;
+          if (left > 0) this.keysInFlight.set(key, left);
+          else {
+            this.keysInFlight.delete(key);
+            for (const wake of this.keyIdle.get(key)?.splice(0) ?? []) wake();
+            this.keyIdle.delete(key);
+          }
           if (--this.inFlight === 0) for (const wake of this.idle.splice(0)) wake();
         }
       },
     };
+  }
+
+  /** Label mode: this replica's informer saw `obj` labelled for it; a drain label is acknowledged once its reconcile ended. */
+  private labelled(kind: ResourceKind, obj: KubeObject): void {
+    const key = `${kindKey(kind)}|${objectKey(obj)}`;
+    const labels = obj.metadata?.labels ?? {};
+    if (labels[this.shardLabel] !== this.identity) return this.endObjectSpan(kind, key, obj);
+    if (labels[this.drainLabel]) {
+      void this.release(kind, key, obj);
+    } else if (!this.objectSpans.has(key)) {
+      this.objectSpans.add(key);
+      this.onOwnership?.({ span: 'object', member: this.identity, phase: 'start', kind: kind.kind, key: objectKey(obj), uid: obj.metadata?.uid ?? '', at: epochNow() });
+    }
+  }
+
+  private endObjectSpan(kind: ResourceKind, key: string, obj: KubeObject): void {
+    if (!this.objectSpans.delete(key)) return;
+    this.onOwnership?.({ span: 'object', member: this.identity, phase: 'end', kind: kind.kind, key: objectKey(obj), uid: obj.metadata?.uid ?? '', at: epochNow() });
+  }
+
+  /** Acknowledges a drain: once no reconcile of the object runs, removes our shard label and the drain label (only if the label is still ours). */
+  private async release(kind: ResourceKind, key: string, obj: KubeObject): Promise<void> {
+    if (this.releasing.has(key)) return;
+    this.releasing.add(key);
+    try {
+      if (this.keysInFlight.has(key)) await new Promise<void>((resolve) => this.keyIdle.set(key, [...(this.keyIdle.get(key) ?? []), resolve]));
+      this.endObjectSpan(kind, key, obj);
+      // A few acknowledgements at a time, as the sharder writes: a drain can ask for many at once.
+      while (this.acking >= 8) await new Promise<void>((resolve) => this.ackSlot.push(resolve));
+      this.acking++;
+      try {
+        await this.acknowledge(kind, obj);
+      } finally {
+        this.acking--;
+        this.ackSlot.shift()?.();
+      }
+    } finally {
+      this.releasing.delete(key);
+    }
+  }
+
+  /** The acknowledgement: one JSON patch that tests the shard label is still ours, then removes it and the drain label. */
+  private async acknowledge(kind: ResourceKind, obj: KubeObject): Promise<void> {
+    const esc = (label: string) => `/metadata/labels/${label.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    for (let attempt = 0; !this.stopLoop.signal.aborted && this.writer; attempt++) {
+      try {
+        await this.writer.request('PATCH', resourcePath(kind, obj.metadata?.namespace, obj.metadata?.name), {
+          body: [{ op: 'test', path: esc(this.shardLabel), value: this.identity }, { op: 'remove', path: esc(this.shardLabel) }, { op: 'remove', path: esc(this.drainLabel) }],
+          contentType: 'application/json-patch+json',
+          context: `release ${kind.plural} ${objectKey(obj)} from shard ${this.identity}`,
+        });
+        this.metrics.handovers('out', 1);
+        return;
+      } catch (err) {
+        // 404: deleted; 409/422: no longer labelled for us (a failed test) - nothing to acknowledge.
+        const code = (err as { code?: number }).code;
+        if (isNotFound(err) || isConflict(err) || code === 422 || this.guard()) return;
+        if (attempt === 0) this.log.error('failed to acknowledge a drain; trying again', err, { object: objectKey(obj) });
+        await sleep(this.retryPeriodMs, this.stopLoop.signal);
+      }
+    }
   }
 
   /** Takes this replica's shard Lease and keeps the ring until leave(); onLost when the Lease lapsed. */
@@ -184,6 +374,12 @@ export class Sharding {
     this.active = false;
     this.stopLoop.abort();
     await this.loop;
+    // The manager drained its reconciles before: nothing of ours runs from here on.
+    this.endRingSpan();
+    for (const key of [...this.objectSpans]) {
+      this.objectSpans.delete(key);
+      this.onOwnership?.({ span: 'object', member: this.identity, phase: 'end', kind: key.slice(0, key.indexOf('|')).split('/').pop()!, key: key.slice(key.indexOf('|') + 1), uid: '', at: epochNow() });
+    }
     if (release && this.lease && !this.fenced) {
       try {
         await this.transport.request('DELETE', `${this.leasesPath()}/${this.leaseName}`, { signal: timeoutSignal(this.renewDeadlineMs), context: 'delete shard lease', body: { preconditions: { uid: this.lease.metadata?.uid } } });
@@ -202,7 +398,19 @@ export class Sharding {
 
   private async run(signal: AbortSignal): Promise<void> {
     await this.detectMode(signal);
-    this.log.info('joining the ring', { lease: `${this.namespace}/${this.leaseName}`, mode: this.serverSide ? 'server-side shard selector' : 'client-side filter' });
+    this.log.info('joining the ring', { lease: `${this.namespace}/${this.leaseName}`, mode: this.serverSide ? 'server-side shard selector' : this.labelMode ? 'labels written by the leader\'s sharder' : 'client-side filter' });
+    if (this.labelMode) {
+      this.log.info('label mode: the leader writes the labels sharding.opgen.dev/shard-<ring> and drain-<ring> on objects of the sharded and owned kinds', {
+        label: this.shardLabel, kinds: [...this.kinds.values(), ...[...this.owned.values()].map((o) => o.kind)].map((k) => k.kind).join(','),
+      });
+      for (const kind of this.kinds.values()) {
+        this.cache?.informerFor(kind).addEventHandler({
+          onAdd: (o) => this.labelled(kind, o),
+          onUpdate: (_, o) => this.labelled(kind, o),
+          onDelete: (o) => this.endObjectSpan(kind, `${kindKey(kind)}|${objectKey(o)}`, o),
+        });
+      }
+    }
     while (!signal.aborted) {
       await this.tick(signal);
       if (this.guard()) throw this.guard()!;
@@ -230,6 +438,10 @@ export class Sharding {
     }
     const ack = viewHash(this.appliedView);
     const settled = members.every((m) => (m.name === this.identity ? true : m.view === ack)) && members.some((m) => m.name === this.identity);
+    if (settled && !this.labelMode && !this.ringSpan) {
+      this.ringSpan = true;
+      this.onOwnership?.({ span: 'ring', member: this.identity, phase: 'start', members: this.applied.members.slice(), virtualNodes: this.virtualNodes, at: epochNow() });
+    }
     if (settled !== this.active) {
       this.active = settled;
       this.metrics.active(settled);
@@ -255,9 +467,15 @@ export class Sharding {
   private async apply(members: string[], signal: AbortSignal): Promise<void> {
     const before = this.appliedView ? this.appliedView.split(',') : [];
     const next = new HashRing(members, this.virtualNodes);
-    this.active = false;
-    this.metrics.active(false);
-    if (this.inFlight > 0) await this.renewing(new Promise<void>((resolve) => this.idle.push(resolve)), signal);
+    const first = this.appliedView === '';
+    // Label mode: the labels are the lock, so the ring is applied without pausing (the sharder in the
+    // leader reads it).
+    if (!this.labelMode) {
+      this.active = false;
+      this.metrics.active(false);
+      if (this.inFlight > 0) await this.renewing(new Promise<void>((resolve) => this.idle.push(resolve)), signal);
+      this.endRingSpan();
+    }
     let out = 0;
     for (const kind of this.kinds.values()) for (const obj of this.cache?.informerFor(kind).store.list() ?? []) if (!this.owns(obj, next)) out++;
     const old = this.applied;
@@ -272,8 +490,13 @@ export class Sharding {
       left: before.filter((m) => !members.includes(m)).join(',') || undefined,
       handedOver: out,
     });
-    // Lists with the new selector (or filter); objects that left the share go as deletes, new ones come as adds.
-    await this.renewing(Promise.all([...this.kinds.values()].map((kind) => this.cache?.informerFor(kind).relist())), signal);
+    this.sharder?.ringChanged();
+    // Lists with the new selector (or filter); objects that left the share go as deletes, new ones come
+    // as adds. Label mode: the selector never changes, so only the first list after the mode is known.
+    if (!this.labelMode || first) {
+      const relisted = [...this.kinds.values(), ...(this.labelMode ? [...this.owned.values()].map((o) => o.kind) : [])];
+      await this.renewing(Promise.all(relisted.map((kind) => this.cache?.informerFor(kind).relist())), signal);
+    }
     if (signal.aborted) return;
     let gained = 0;
     for (const kind of this.kinds.values()) for (const obj of this.cache?.informerFor(kind).store.list() ?? []) if (!this.owns(obj, old)) gained++;
@@ -384,6 +607,7 @@ export class Sharding {
   private async detectMode(signal: AbortSignal): Promise<void> {
     if (this.mode !== 'auto') {
       this.serverSide = this.mode === 'server';
+      this.labelMode = this.mode === 'label';
     } else {
       // Asked of Leases, which we may list anyway: a built-in list echoes metadata.shardInfo, while a
       // custom resource list (kube-apiserver 1.36.3) filters by the selector but echoes nothing.
@@ -399,8 +623,17 @@ export class Sharding {
         this.log.info('the API server refused a shard selector; filtering on this side', { error: err instanceof Error ? err.message : String(err) });
         this.serverSide = false;
       }
+      this.labelMode = !this.serverSide && this.leaderElection;
     }
     this.metrics.serverSide(this.serverSide);
+    this.metrics.labelMode(this.labelMode);
+    this.modeKnown();
+  }
+
+  private endRingSpan(): void {
+    if (!this.ringSpan) return;
+    this.ringSpan = false;
+    this.onOwnership?.({ span: 'ring', member: this.identity, phase: 'end', members: this.applied.members.slice(), virtualNodes: this.virtualNodes, at: epochNow() });
   }
 
   private leasesPath(): string {
@@ -409,7 +642,13 @@ export class Sharding {
 
   private countOwned(): void {
     for (const kind of this.kinds.values()) this.metrics.owned(kind.kind, this.cache?.informerFor(kind).store.list().length ?? 0);
+    // Label mode: the owned kinds' caches hold only the objects of this replica's owners.
+    if (this.labelMode) for (const { kind } of this.owned.values()) this.metrics.owned(kind.kind, this.cache?.informerFor(kind).store.list().length ?? 0);
   }
+}
+
+function epochNow(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 function viewHash(view: string): string {
@@ -430,6 +669,7 @@ interface ShardingMetrics {
   handovers(direction: 'in' | 'out', n: number): void;
   takeover(seconds: number): void;
   serverSide(on: boolean): void;
+  labelMode(on: boolean): void;
 }
 
 function shardingMetrics(m: RuntimeMetrics, ring: string): ShardingMetrics {
@@ -441,6 +681,7 @@ function shardingMetrics(m: RuntimeMetrics, ring: string): ShardingMetrics {
   const handovers = r.counter({ name: 'opgen_sharding_handovers_total', help: 'Objects that moved to (in) or away from (out) this replica on ring changes.', labelNames: ['ring', 'direction'] });
   const takeover = r.gauge({ name: 'opgen_sharding_takeover_seconds', help: 'From a lost member\'s last renew to this replica reconciling again without it (last takeover).', labelNames: ['ring'] });
   const server = r.gauge({ name: 'opgen_sharding_server_side', help: '1 when the API server filters lists and watches by shard selector (KEP-5866), 0 when this replica filters.', labelNames: ['ring'] });
+  const label = r.gauge({ name: 'opgen_sharding_label_mode', help: '1 when the leader labels objects with their shard and replicas select their label (label mode), else 0.', labelNames: ['ring'] });
   return {
     members: (n) => members.set({ ring }, n),
     owned: (kind, n) => owned.set({ ring, kind }, n),
@@ -449,5 +690,6 @@ function shardingMetrics(m: RuntimeMetrics, ring: string): ShardingMetrics {
     handovers: (direction, n) => handovers.inc({ ring, direction }, n),
     takeover: (s) => takeover.set({ ring }, s),
     serverSide: (on) => server.set({ ring }, on ? 1 : 0),
+    labelMode: (on) => label.set({ ring }, on ? 1 : 0),
   };
 }
