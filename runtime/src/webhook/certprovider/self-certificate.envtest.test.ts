@@ -244,6 +244,34 @@ describe('self certificate provider on a real API server', () => {
       await Promise.all([a.stop(), b.stop()]);
     }
   }, 120_000);
+
+  it('a short-lived CA is renewed too: the new CA enters the bundle beside the old one and admissions never fail', async () => {
+    const ns = 'carotation';
+    await namespace(client, ns);
+    // The CA lives 14 s and is renewed 5 s before it expires (so every ~9 s), the certificate every ~3 s.
+    const { provider, port, stop } = await startManager(env, { ...selfCertificate(ns, 'carotation-validating'), caValidityMs: 14_000, certValidityMs: 8_000, renewBeforeMs: 5_000 });
+    try {
+      await client.create(ValidatingWebhookConfiguration, { metadata: { name: 'carotation-validating' }, webhooks: [webhookEntry('carotation.certs.opgen.dev', port, ns)] } as WebhookConfiguration);
+      await eventually(async () => {
+        await expect(client.create(ConfigMap, { metadata: { name: 'denied', namespace: ns }, data: { deny: 'yes' } })).rejects.toThrow(/deny=yes/);
+      }, { timeoutMs: 20_000 });
+      const cas = new Set<string>();
+      let bundleOfTwo = false;
+      const r = await admitFor(client, ns, 22_000, async () => {
+        const secret = await client.get(Secret, { namespace: ns, name: 'webhook-server-cert' });
+        const bundle = Buffer.from(secret.data!['ca.crt']!, 'base64').toString();
+        cas.add(new X509Certificate(bundle).serialNumber);
+        bundleOfTwo ||= (bundle.match(/BEGIN CERTIFICATE/g) ?? []).length === 2;
+      });
+      console.log(`CA rotation: ${r.ok} admissions, ${r.failed} failed, ${cas.size} CAs, stats ${JSON.stringify(provider.stats)}`);
+      expect(r.errors).toEqual([]);
+      expect(r.failed).toBe(0);
+      expect(cas.size).toBeGreaterThanOrEqual(2);
+      expect(bundleOfTwo).toBe(true);
+    } finally {
+      await stop();
+    }
+  }, 120_000);
 });
 
 function thingsCrd(port: number) {
