@@ -1,7 +1,9 @@
 // Lease-based leader election with client-go's semantics, so an opgen operator and a Go operator
 // read a Lease the same way: a lease is free when its holder is empty or it has not been seen to
 // change for leaseDuration; the leader renews every retryPeriod and steps down when it cannot renew
-// for renewDeadline; a graceful stop empties holderIdentity so the next candidate takes over at once.
+// for renewDeadline, or at once when a renew finds another holder in the lease (client-go's renew keeps
+// retrying until renewDeadline then, while the new holder may already act); a graceful stop empties
+// holderIdentity so the next candidate takes over at once.
 // renewDeadline counts from the last successful renew (from when that request was sent), not from the
 // start of a renew round: a blocked event loop or a hung credential plugin does not stretch
 // leadership, and guard() tells the leader's own requests at once when it has lapsed.
