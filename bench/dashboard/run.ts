@@ -7,17 +7,14 @@
 // Usage (via `bash bench/dashboard/run.sh -- <flags>`): --seconds 240 --scrape-interval 5 --step 5 --out docs
 // --save <file> also writes what Prometheus answered; --from <file> renders that again, running nothing.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createClient, Namespace } from '@opgen/runtime';
-import { startTestEnv } from '@opgen/runtime/envtest';
-import { type Dashboard, dashboardFiles, type PanelResult, queryPanels, readDashboard, resolveVariables } from './dashboards.js';
-import { namespaces, playScenario, startOperator } from './operator.js';
-import { crdPath, makeProject, projectName, serviceMonitorTarget } from './project.js';
-import { startPrometheus } from './prometheus.js';
+import type { Dashboard, PanelResult } from './dashboards.js';
+import { projectName } from './project.js';
+import { emptyQueries, queryDashboards, runSession } from './session.js';
 import { renderDashboard, type RenderInfo } from './svg.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,6 +41,7 @@ if (args.from) {
   for (const r of saved) write(r);
   process.exit(0);
 }
+
 const seconds = Number(args.seconds);
 const scrapeInterval = Number(args['scrape-interval']);
 const step = Number(args.step);
@@ -56,55 +54,27 @@ const prometheusBin = process.env.OPGEN_PROMETHEUS
 const version = execFileSync(prometheusBin, ['--version'], { encoding: 'utf8' }).split('\n')[0]!.replace(/^prometheus, version (\S+).*/, '$1');
 
 const work = mkdtempSync(join(tmpdir(), 'opgen-dashboard-'));
-const dir = join(work, projectName);
 const opgen = async (cwd: string, ...argv: string[]) => {
   execFileSync(process.execPath, [join(repo, 'bin/opgen.js'), ...argv], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
 };
-mkdirSync(dir);
-console.log(`making ${projectName} (opgen init, create api, edit --plugins grafana, generate) in ${dir}`);
-await makeProject(dir, opgen);
-
-const env = await startTestEnv({ crdPaths: [crdPath(dir)] });
-let stopOperator: (() => Promise<void>) | undefined;
-let stopPrometheus: (() => Promise<void>) | undefined;
+console.log(`making ${projectName} (opgen init, create api, edit --plugins grafana, generate) in ${work}; then the scenario, ${seconds} s, scraped by Prometheus ${version} every ${scrapeInterval} s`);
+const session = await runSession({ work, prometheusBin, seconds, scrapeIntervalSeconds: scrapeInterval, opgen });
 try {
-  const client = createClient(env.kubeConfig);
-  for (const name of namespaces) await client.create(Namespace, { metadata: { name } });
-  const operator = await startOperator(env.kubeConfig);
-  stopOperator = operator.stop;
-  const prom = await startPrometheus(prometheusBin, [serviceMonitorTarget(dir, `127.0.0.1:${operator.metricsPort}`)], scrapeInterval);
-  stopPrometheus = prom.stop;
-  const start = Math.floor(Date.now() / 1000);
-  console.log(`Prometheus ${version} at ${prom.url} scraping the operator every ${scrapeInterval} s; playing the scenario for ${seconds} s`);
-  await playScenario(client, seconds);
-  await new Promise((r) => setTimeout(r, 2 * scrapeInterval * 1000));
-  const end = Math.floor(Date.now() / 1000);
-
-  const empty: string[] = [];
+  const runs = await queryDashboards(session, step);
   const rendered: Rendered[] = [];
-  for (const file of dashboardFiles) {
-    const d = readDashboard(join(dir, file));
-    const { values, variables } = await resolveVariables(prom, d, start, end);
-    for (const v of variables) if (v.options.length === 0) empty.push(`${file} variable ${v.name}`);
-    const results = await queryPanels(prom, d, values, start, end, step);
-    for (const r of results) {
-      for (const t of r.targets) {
-        console.log(`${basename(file)} "${r.panel.title}" ${t.target.refId}: ${t.series.length} series`);
-        if (t.series.length === 0) empty.push(`${file} "${r.panel.title}" ${t.target.refId}: ${t.expr}`);
-      }
-    }
-    const info = { start, end, step, variables, source: `Prometheus ${version} (query_range), scraping a ${projectName} manager (@opgen/runtime, envtest) every ${scrapeInterval} s` };
-    rendered.push({ file, dashboard: d, results, info });
+  for (const r of runs) {
+    for (const p of r.results) for (const t of p.targets) console.log(`${basename(r.file)} "${p.panel.title}" ${t.target.refId}: ${t.series.length} series`);
+    const info = { start: session.start, end: session.end, step, variables: r.variables, source: `Prometheus ${version} (query_range), scraping a ${projectName} manager (@opgen/runtime, envtest) every ${scrapeInterval} s` };
+    rendered.push({ file: r.file, dashboard: r.dashboard, results: r.results, info });
     write(rendered.at(-1)!);
   }
   if (args.save) writeFileSync(args.save, JSON.stringify(rendered));
+  const empty = emptyQueries(runs);
   if (empty.length) {
     console.error(`queries that returned no series:\n  ${empty.join('\n  ')}`);
     process.exitCode = 1;
   }
 } finally {
-  await stopPrometheus?.();
-  await stopOperator?.();
-  await env.stop();
+  await session.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -7,17 +7,9 @@
 // PrometheusRule's groups are loaded as a rule file and must all evaluate without an error.
 // Needs OPGEN_PROMETHEUS (the path `bash .ci/prometheus.sh` prints); .ci/run does not build Prometheus
 // (see docs/observability.md for the build's cost), so without it these tests are skipped, saying so.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { Namespace } from '../../runtime/src/api/builtins.js';
-import { createClient } from '../../runtime/src/client/client.js';
-import { startTestEnv, type TestEnv } from '../../runtime/src/envtest/index.js';
-import { dashboardFiles, type PanelResult, queryPanels, readDashboard, resolveVariables, type ResolvedVariable } from '../../bench/dashboard/dashboards.js';
-import { namespaces, playScenario, startOperator } from '../../bench/dashboard/operator.js';
-import { crdPath, makeProject, projectName, serviceMonitorTarget } from '../../bench/dashboard/project.js';
-import { type Prometheus, startPrometheus } from '../../bench/dashboard/prometheus.js';
+import { projectName } from '../../bench/dashboard/project.js';
+import { type DashboardRun, emptyQueries, queryDashboards, runSession, type Session } from '../../bench/dashboard/session.js';
 import { renderDashboard } from '../../bench/dashboard/svg.js';
 import { opgenOk } from '../../src/testdata/cli.js';
 import { tempDir } from '../../src/testdata/files.js';
@@ -34,72 +26,41 @@ const UNHONORED = 'honor-labels-false';
 
 describe.skipIf(!bin)('the dashboards on a real Prometheus scrape of a running operator (needs OPGEN_PROMETHEUS)', () => {
   const { dir: work, cleanup } = tempDir('grafana-prom-', 'work');
-  const dir = join(work, projectName);
-  let env: TestEnv | undefined;
-  let stopOperator: (() => Promise<void>) | undefined;
-  let prom: Prometheus | undefined;
+  let session: Session | undefined;
   let job: string;
-  let start: number;
   let end: number;
-  const results = new Map<string, { results: PanelResult[]; variables: ResolvedVariable[] }>();
+  let runs: DashboardRun[];
 
   beforeAll(async () => {
-    mkdirSync(dir);
-    await makeProject(dir, opgenOk);
-    env = await startTestEnv({ crdPaths: [crdPath(dir)] });
-    const client = createClient(env.kubeConfig);
-    for (const name of namespaces) await client.create(Namespace, { metadata: { name } });
-    const operator = await startOperator(env.kubeConfig);
-    stopOperator = operator.stop;
-    const target = serviceMonitorTarget(dir, `127.0.0.1:${operator.metricsPort}`);
-    job = target.job;
-    const rule = parse(readFileSync(join(dir, 'config/prometheus/prometheus_rule.yaml'), 'utf8')) as { spec: { groups: unknown[] } };
-    prom = await startPrometheus(bin!, [target, { ...target, job: UNHONORED, honorLabels: false }], SCRAPE, rule.spec.groups);
-    start = Math.floor(Date.now() / 1000);
-    await playScenario(client, SECONDS);
-    await new Promise((r) => setTimeout(r, 3 * SCRAPE * 1000)); // the last state scraped
-    end = Math.floor(Date.now() / 1000);
-    for (const file of dashboardFiles) {
-      const d = readDashboard(join(dir, file));
-      const { values, variables } = await resolveVariables(prom, d, start, end, { job });
-      results.set(file, { results: await queryPanels(prom, d, values, start, end, STEP), variables });
-    }
+    session = await runSession({
+      work, prometheusBin: bin!, seconds: SECONDS, scrapeIntervalSeconds: SCRAPE, opgen: opgenOk, rules: true,
+      moreTargets: (t) => [{ ...t, job: UNHONORED, honorLabels: false }],
+    });
+    ({ job, end } = session);
+    runs = await queryDashboards(session, STEP, { job });
   }, 600_000);
 
   afterAll(async () => {
-    await prom?.stop();
-    await stopOperator?.();
-    await env?.stop();
+    await session?.stop();
     cleanup();
   }, 120_000);
 
   /** The values of `expr` at the end of the run, by the labels named. */
   async function last(expr: string, ...labels: string[]): Promise<Record<string, number>> {
-    const series = await prom!.queryRange(expr, end, end, 1);
+    const series = await session!.prom.queryRange(expr, end, end, 1);
     return Object.fromEntries(series.map((s) => [labels.map((l) => s.metric[l] ?? '').join(' '), s.values.at(-1)![1]]));
   }
 
   it('every panel target and every variable of both dashboards returns at least one series', () => {
-    const empty: string[] = [];
-    let targets = 0;
-    for (const [file, r] of results) {
-      for (const v of r.variables) if (v.options.length === 0) empty.push(`${file} variable ${v.name}`);
-      for (const p of r.results) {
-        for (const t of p.targets) {
-          targets++;
-          if (t.series.length === 0) empty.push(`${file} "${p.panel.title}" ${t.target.refId}: ${t.expr}`);
-        }
-      }
-    }
-    expect(empty).toEqual([]);
-    expect(targets).toBeGreaterThan(30);
+    expect(emptyQueries(runs)).toEqual([]);
+    expect(runs.flatMap((r) => r.results.flatMap((p) => p.targets)).length).toBeGreaterThan(30);
     // The variables as Grafana fills them: the job the ServiceMonitor's scrape gives, the kind, the controller.
-    const vars = Object.fromEntries(results.get('grafana/conditions.json')!.variables.map((v) => [v.name, v.options]));
+    const vars = Object.fromEntries(runs.find((r) => r.file === 'grafana/conditions.json')!.variables.map((v) => [v.name, v.options]));
     expect(vars).toEqual({ job: [job, UNHONORED], kind: ['Gadget'], controller: ['gadget'] });
   });
 
   it("the PrometheusRule's groups, loaded as a rule file, are all evaluated by Prometheus without an error", async () => {
-    const res = (await (await fetch(`${prom!.url}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string; evaluationTime: number }[] }[] } };
+    const res = (await (await fetch(`${session!.prom.url}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string; evaluationTime: number }[] }[] } };
     const rules = res.data.groups.flatMap((g) => g.rules);
     expect(rules.map((r) => r.name)).toEqual(['GadgetOperatorConditionFalse', 'GadgetOperatorReconcileErrors', 'GadgetOperatorWorkqueueStuck', 'GadgetOperatorReconcileHung', 'GadgetOperatorDown']);
     expect(rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual([]);
@@ -129,12 +90,11 @@ describe.skipIf(!bin)('the dashboards on a real Prometheus scrape of a running o
   });
 
   it("renders each dashboard with its panels' titles, the same bytes twice, and no empty panel", () => {
-    for (const [file, r] of results) {
-      const d = readDashboard(join(dir, file));
-      const info = { start, end, step: STEP, variables: r.variables, source: 'test' };
-      const svg = renderDashboard(d, r.results, info);
-      expect(renderDashboard(d, r.results, info)).toBe(svg);
-      for (const p of d.panels) expect(svg).toContain(`>${p.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</text>`);
+    for (const r of runs) {
+      const info = { start: session!.start, end, step: STEP, variables: r.variables, source: 'test' };
+      const svg = renderDashboard(r.dashboard, r.results, info);
+      expect(renderDashboard(r.dashboard, r.results, info)).toBe(svg);
+      for (const p of r.dashboard.panels) expect(svg).toContain(`>${p.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</text>`);
       expect(svg).not.toContain('No data');
     }
   });
