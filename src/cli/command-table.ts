@@ -169,6 +169,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--owner <owner>', description: 'copyright owner in that header' },
       { flags: '--license-file <file>', description: 'your own header for files scaffolded from now on (one /* ... */ block)' },
       { flags: '--namespaced', description: 'make the operator namespace-scoped (Roles, WATCH_NAMESPACE); --namespaced=false to go back to cluster-scoped' },
+      { flags: '--watch-namespaces <a,b>', description: 'a namespace-scoped operator also watches these namespaces: WATCH_NAMESPACE, and the manager Role in each (generated); \'\' for none' },
       { flags: '--sharded', description: 'every replica active, each reconciling its share of the objects (sharding option, replicas); --sharded=false for one active replica' },
       { flags: '--replicas <n>', description: 'replicas with --sharded (at least 2; default 3)' },
       { flags: '--plugins <plugins>', description: 'add plugins (comma-separated): grafana writes Grafana dashboards and a PrometheusRule with alerts' },
@@ -180,6 +181,7 @@ export const commands: readonly CommandSpec[] = [
       return editCommand(ctx, {
         multigroup: typeof o.multigroup === 'boolean' ? o.multigroup : undefined,
         namespaced: typeof o.namespaced === 'boolean' ? o.namespaced : undefined,
+        watchNamespaces: str(o.watchNamespaces),
         sharded: typeof o.sharded === 'boolean' ? o.sharded : undefined,
         replicas: str(o.replicas),
         license: o.license === 'none' || o.license === 'apache2' ? o.license : undefined,

@@ -20,6 +20,7 @@ import { toYaml } from '../common/yaml.js';
 
 import { generateTargets, type GenerateTarget } from './targets.js';
 import { chartDifferences, chartFolder, type CheckDifference } from './check-chart.js';
+import { watchNamespaceOutputs } from './watch-namespaces.js';
 
 export type { GenerateTarget };
 
@@ -193,6 +194,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
       const roles = generateRoles(packageMarkers, ROLE_NAME);
       if (inProject) await warnUnboundClusterRules(o.cwd, packageMarkers, out);
       if (roles.length > 0) outputs.push({ abs: join(outDir, 'role.yaml'), content: await toYaml(roles) });
+      if (inProject) outputs.push(...(await watchNamespaceOutputs(o.cwd, projectText, roles, outDir, ROLE_NAME)));
     } else {
       const { generateWebhooks } = await import('../webhook/index.js');
       const configs = generateWebhooks(packageMarkers, errors);

@@ -7,6 +7,7 @@
 import { stringify as yamlStringify } from 'yaml';
 import type { KubeObject } from '../kustomize/render.js';
 import { renderTemplateFiles } from '../scaffold/index.js';
+import { WATCH_NAMESPACE_ANNOTATION } from '../rbac/watch-namespaces.js';
 
 export interface ChartInput {
   /** The chart's name and its helpers' prefix: the project name. */
@@ -77,7 +78,12 @@ export function buildChart(input: ChartInput): GeneratedChart {
   for (const role of roles) {
     const scope = roleScope(role, naming);
     scopeOf.set(`${role.kind}/${role.metadata?.name}`, scope);
-    add('role', { ...scope, ...naming.name(role), kind: role.kind, namespaced: role.kind === 'Role' && !scope.toggle, body: bodyYaml(role, ['apiVersion', 'kind', 'metadata']) }, { file: `${naming.fileName(role)}.yaml` });
+    const fixed = watchedNamespace(role);
+    add(
+      'role',
+      { ...scope, ...naming.name(role), kind: role.kind, namespaced: role.kind === 'Role' && !scope.toggle && !fixed, fixedNamespace: fixed ?? false, body: bodyYaml(role, ['apiVersion', 'kind', 'metadata']) },
+      { file: `${naming.fileName(role)}.yaml` },
+    );
     consumed.add(role);
   }
   for (const binding of objects.filter((o) => o.apiVersion === RBAC && (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding'))) {
@@ -85,12 +91,13 @@ export function buildChart(input: ChartInput): GeneratedChart {
     const target = scopeOf.get(`${roleRef.kind}/${roleRef.name}`);
     // A binding follows its role: toggled with it, gated with it.
     const scope = target ?? { toggle: false, helpers: false, metricsAuth: false, gated: false };
+    const fixed = watchedNamespace(binding);
     const subjects = ((binding.subjects as Obj[] | undefined) ?? []).map((s) =>
       s.kind === 'ServiceAccount' && s.name === `${prefix}${MANAGER_SA}` ? { manager: true, yaml: '' } : { manager: false, yaml: escapeGo(stringify([s]).trimEnd()) },
     );
     add(
       'binding',
-      { ...scope, ...naming.name(binding), kind: binding.kind, namespaced: binding.kind === 'RoleBinding' && !scope.toggle, roleRef: { toggle: scope.toggle, kind: roleRef.kind, ...naming.nameOf(roleRef.name) }, subjects },
+      { ...scope, ...naming.name(binding), kind: binding.kind, namespaced: binding.kind === 'RoleBinding' && !scope.toggle && !fixed, fixedNamespace: fixed ?? false, roleRef: { toggle: scope.toggle, kind: roleRef.kind, ...naming.nameOf(roleRef.name) }, subjects },
       { file: `${naming.fileName(binding)}.yaml` },
     );
     consumed.add(binding);
@@ -147,6 +154,14 @@ export function buildChart(input: ChartInput): GeneratedChart {
 
   const sorted = new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { files: sorted, writeOnce: new Set(['Chart.yaml']) };
+}
+
+/**
+ * The namespace of the manager's Role (or binding) in an extra watched namespace (PROJECT watchNamespaces,
+ * src/rbac/watch-namespaces.ts): it stays there, not in the release namespace.
+ */
+function watchedNamespace(o: KubeObject): string | undefined {
+  return o.metadata?.annotations?.[WATCH_NAMESPACE_ANNOTATION] !== undefined ? o.metadata?.namespace : undefined;
 }
 
 interface RoleScope {
@@ -226,7 +241,9 @@ function valuesOf(objects: KubeObject[], deployment: KubeObject | undefined, nam
   const metricsAddress = argValue('--metrics-bind-address');
   const metricsEnabled = metricsService !== undefined || (metricsAddress !== undefined && metricsAddress !== '0');
   const servicePort = ((metricsService?.spec as Obj | undefined)?.ports as Obj[] | undefined)?.[0]?.port;
-  const env = ((manager.env as Obj[] | undefined) ?? []).filter((e) => e.name !== 'WATCH_NAMESPACE');
+  // WATCH_NAMESPACE from the pod's namespace is the chart's own (rbac.namespaced); a list (extra watched
+  // namespaces) is kept as manager.env sets it.
+  const env = ((manager.env as Obj[] | undefined) ?? []).filter((e) => e.name !== 'WATCH_NAMESPACE' || e.valueFrom === undefined);
   const managerRole = objects.find((o) => o.apiVersion === RBAC && naming.suffix(o) === 'manager-role');
   return {
     replicas: (deployment?.spec as Obj | undefined)?.replicas ?? 1,

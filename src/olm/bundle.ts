@@ -197,8 +197,16 @@ export const TARGET_NAMESPACES_FIELD = "metadata.annotations['olm.targetNamespac
 function watchTargetNamespaces(depSpec: Record<string, unknown>): void {
   const pod = (depSpec.template as { spec?: PodSpec } | undefined)?.spec;
   for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
-    for (const e of c.env ?? []) {
-      if (e.name === 'WATCH_NAMESPACE' && e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') e.valueFrom.fieldRef.fieldPath = TARGET_NAMESPACES_FIELD;
+    for (const e of (c.env ?? []) as { name?: string; value?: string; valueFrom?: { fieldRef?: { fieldPath?: string } } }[]) {
+      if (e.name !== 'WATCH_NAMESPACE') continue;
+      if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') e.valueFrom.fieldRef.fieldPath = TARGET_NAMESPACES_FIELD;
+      // The list `opgen edit --watch-namespaces` writes ($(POD_NAMESPACE),a,b): under OLM the install picks the
+      // namespaces (OperatorGroup targetNamespaces, ClusterExtension watchNamespace), and OLM v0 copies the
+      // CSV's permissions into each.
+      else if (e.value?.startsWith('$(POD_NAMESPACE)')) {
+        delete e.value;
+        e.valueFrom = { fieldRef: { fieldPath: TARGET_NAMESPACES_FIELD } };
+      }
     }
   }
 }

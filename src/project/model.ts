@@ -18,6 +18,11 @@ export interface ProjectConfig {
    */
   namespaced?: boolean;
   /**
+   * Namespaces a namespace-scoped operator watches besides its own (`edit --namespaced --watch-namespaces a,b`):
+   * WATCH_NAMESPACE lists them and `opgen generate` writes the manager's Role and RoleBinding in each (an opgen field).
+   */
+  watchNamespaces?: string[];
+  /**
    * Every replica is active and reconciles its share of the objects (`init --sharded`, `edit --sharded`):
    * createManager's `sharding: true`, replicas > 1 in config/manager (an opgen field).
    */

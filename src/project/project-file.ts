@@ -42,6 +42,7 @@ export function serializeProject(config: ProjectConfig): string {
   if (!config.multigroup) delete plain.multigroup;
   if (!config.namespaced) delete plain.namespaced;
   if (!config.sharded) delete plain.sharded;
+  if (!config.watchNamespaces?.length) delete plain.watchNamespaces;
   if (config.resources.length === 0) delete plain.resources;
   // As kubebuilder: a resource of a built-in group (core, apps, …) has no domain, so none is written.
   for (const r of (plain.resources ?? []) as Record<string, unknown>[]) if (r.domain === '') delete r.domain;
@@ -86,7 +87,7 @@ class Reader {
     const root = this.doc.contents;
     if (!isMap(root)) throw this.error(root, 'must be a YAML mapping with version, layout, domain and projectName');
     const path: string[] = [];
-    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'sharded', 'minKubeVersion', 'cliVersion', 'plugins', 'certProvider', 'resources']);
+    this.onlyKeys(path, ['version', 'layout', 'domain', 'projectName', 'repo', 'multigroup', 'namespaced', 'watchNamespaces', 'sharded', 'minKubeVersion', 'cliVersion', 'plugins', 'certProvider', 'resources']);
     const version = this.get(path, 'version', 'string', true);
     if (version !== '3') throw this.error(this.node(['version']), `unsupported PROJECT version "${version}"`, 'opgen reads version "3"');
     const project: ProjectConfig = {
@@ -104,6 +105,14 @@ class Reader {
     if (namespaced !== undefined) project.namespaced = namespaced;
     const sharded = this.get(path, 'sharded', 'boolean');
     if (sharded !== undefined) project.sharded = sharded;
+    const watchNamespaces = this.node(['watchNamespaces']);
+    if (watchNamespaces !== undefined && watchNamespaces !== null) {
+      const list = (watchNamespaces as Node).toJSON() as unknown;
+      if (!Array.isArray(list) || !list.every((n) => typeof n === 'string')) {
+        throw this.error(watchNamespaces, 'watchNamespaces must be a list of namespace names', 'set it with `opgen edit --namespaced --watch-namespaces a,b`');
+      }
+      project.watchNamespaces = list as string[];
+    }
     const minKube = this.minKubeVersion();
     if (minKube !== undefined) project.minKubeVersion = minKube;
     const certProvider = this.get(path, 'certProvider', 'string');

@@ -7,7 +7,7 @@ import { stageAndCommit } from '../shared/run-in-tree.js';
 import { parseCertProvider } from '../create-webhook/cert-provider.js';
 import { switchCertProvider } from './cert-provider.js';
 import { addGrafana, parsePlugins } from './grafana.js';
-import { switchNamespaced } from './namespaced.js';
+import { parseWatchNamespaces, setWatchNamespaces, switchNamespaced } from './namespaced.js';
 import { shardedReplicas, switchSharded } from './sharded.js';
 
 export interface EditOptions {
@@ -15,6 +15,8 @@ export interface EditOptions {
   multigroup?: boolean;
   /** undefined = leave as it is; true/false switch between a namespace- and a cluster-scoped operator. */
   namespaced?: boolean;
+  /** --watch-namespaces: the namespaces a namespace-scoped operator watches besides its own ('' for none). */
+  watchNamespaces?: string;
   /** undefined = leave as it is; true/false switch sharding (every replica active) on or off. */
   sharded?: boolean;
   /** --replicas with --sharded (default 3). */
@@ -34,12 +36,12 @@ const BOILERPLATE = 'hack/boilerplate.ts.txt';
 
 export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<number> {
   const licensing = o.license !== undefined || o.owner !== undefined || o.licenseFile !== undefined;
-  if (o.multigroup === undefined && o.namespaced === undefined && o.sharded === undefined && !licensing && o.plugins === undefined && o.certProvider === undefined) {
-    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --sharded[=false], --license, --owner, --license-file, --plugins or --cert-provider');
+  if (o.multigroup === undefined && o.namespaced === undefined && o.watchNamespaces === undefined && o.sharded === undefined && !licensing && o.plugins === undefined && o.certProvider === undefined) {
+    throw new OpgenError('nothing to change', { flag: 'edit' }, 'pass --multigroup[=false], --namespaced[=false], --watch-namespaces, --sharded[=false], --license, --owner, --license-file, --plugins or --cert-provider');
   }
   const plugins = o.plugins !== undefined ? parsePlugins(o.plugins) : [];
-  const replicas = shardedReplicas(o.sharded === true, o.replicas);
   const certProvider = o.certProvider !== undefined ? parseCertProvider(o.certProvider) : undefined;
+  const replicas = shardedReplicas(o.sharded === true, o.replicas);
   if (o.licenseFile !== undefined && (o.license !== undefined || o.owner !== undefined)) {
     throw new OpgenError('replaces the whole header, so --license and --owner do not apply', { flag: '--license-file' }, 'pass either --license-file or --license/--owner');
   }
@@ -51,6 +53,12 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
   const notes: string[] = [];
   stageAndCommit(ctx, o.dryRun, (tree) => {
     let project = loadProject(tree);
+    if (o.namespaced === false && project.namespaced && project.watchNamespaces?.length) {
+      // A cluster-scoped operator watches everything: the extra namespaces' Roles go first.
+      setWatchNamespaces(tree, project, []);
+      project = { ...project };
+      delete project.watchNamespaces;
+    }
     if (o.namespaced !== undefined && o.namespaced !== (project.namespaced === true)) {
       notes.push(...switchNamespaced(tree, project, o.namespaced));
       project = { ...project };
@@ -58,10 +66,11 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
       else delete project.namespaced;
       saveProject(tree, project);
     }
-    if (certProvider !== undefined) {
-      const switched = switchCertProvider(tree, project, certProvider);
-      project = switched.project;
-      notes.push(...switched.notes);
+    if (o.watchNamespaces !== undefined) {
+      if (!project.namespaced) throw new OpgenError('needs a namespace-scoped project (a cluster-scoped operator watches every namespace)', { flag: '--watch-namespaces' }, 'add --namespaced');
+      const namespaces = parseWatchNamespaces(o.watchNamespaces, project);
+      notes.push(...setWatchNamespaces(tree, project, namespaces));
+      project = { ...project, watchNamespaces: namespaces };
       saveProject(tree, project);
     }
     if (o.sharded !== undefined && (o.sharded !== (project.sharded === true) || o.replicas !== undefined)) {
@@ -69,6 +78,12 @@ export async function editCommand(ctx: CommandContext, o: EditOptions): Promise<
       project = { ...project };
       if (o.sharded) project.sharded = true;
       else delete project.sharded;
+      saveProject(tree, project);
+    }
+    if (certProvider !== undefined) {
+      const switched = switchCertProvider(tree, project, certProvider);
+      project = switched.project;
+      notes.push(...switched.notes);
       saveProject(tree, project);
     }
     if (plugins.includes('grafana')) {

@@ -3,18 +3,26 @@
 // namespace), as kubebuilder v4.12's `edit --namespaced` does, plus what kubebuilder leaves as manual
 // steps: the controllers' RBAC markers get (or lose) namespace=<project>-system. A project that needs a
 // ClusterRole (a cluster-scoped kind, a marker for nodes or non-resource URLs) is refused.
-import { isMap, isSeq, parseAllDocuments, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isMap, isSeq, parseAllDocuments, stringify, type Document, type YAMLMap, type YAMLSeq } from 'yaml';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { createRegistry, parseArguments, splitMarker } from '../../markers/index.js';
 import { managerNamespace, type ProjectConfig } from '../../project/index.js';
 import { RBAC_MARKER } from '../../rbac/index.js';
 import { renderPartial, type Tree } from '../../scaffold/index.js';
 import { clusterScopedResource } from '../../rbac/cluster-scoped.js';
+import { managerAccount, managerRules, watchNamespaceRoles, watchNamespaceTransformers, WATCH_ROLES_FILE, WATCH_TRANSFORMERS_DIR } from '../../rbac/watch-namespaces.js';
 
 const MANAGER = 'config/manager/manager.yaml';
 const ROLE = 'config/rbac/role.yaml';
 const ROLE_BINDING = 'config/rbac/role_binding.yaml';
 const MAIN = 'src/main.ts';
+const RBAC_KUSTOMIZATION = 'config/rbac/kustomization.yaml';
+const DEFAULT_KUSTOMIZATION = 'config/default/kustomization.yaml';
+const WATCH_ROLES = `config/rbac/${WATCH_ROLES_FILE}`;
+const WATCH_TRANSFORMERS = `config/rbac/${WATCH_TRANSFORMERS_DIR}`;
+/** config/default's entry for the transformers (a kustomization folder: files outside its root are refused). */
+const TRANSFORMERS_ENTRY = `../rbac/${WATCH_TRANSFORMERS_DIR}`;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 interface RbacLine {
   file: string;
@@ -189,4 +197,99 @@ function setBaseCsvInstallModes(tree: Tree, project: ProjectConfig, on: boolean)
     if (next !== text) tree.write(path, next);
   }
   return notes;
+}
+
+/** `--watch-namespaces a,b` → the names, checked: DNS-1123 labels, none twice, not the operator's own. */
+export function parseWatchNamespaces(value: string, project: ProjectConfig): string[] {
+  const names = value.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const own = managerNamespace(project);
+  for (const n of names) {
+    if (n.length > 63 || !DNS_LABEL.test(n)) throw new OpgenError(`'${n}' is not a namespace name`, { flag: '--watch-namespaces' }, 'list namespace names (lowercase letters, digits and -, at most 63), comma-separated');
+    if (n === own) throw new OpgenError(`'${n}' is the operator's own namespace, which it always watches`, { flag: '--watch-namespaces' }, 'list only the other namespaces');
+  }
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new OpgenError(`'${twice}' is listed twice`, { flag: '--watch-namespaces' }, 'list each namespace once');
+  return names;
+}
+
+/**
+ * Sets the extra namespaces a namespace-scoped operator watches: WATCH_NAMESPACE in config/manager (its own
+ * namespace, then these), the manager Role and RoleBinding in each (config/rbac/watch_namespaces.yaml, from
+ * the manager Role generated so far; `opgen generate` keeps it current) and the kustomize wiring that keeps
+ * them in their namespaces. [] removes all of it.
+ */
+export function setWatchNamespaces(tree: Tree, project: ProjectConfig, namespaces: readonly string[]): string[] {
+  setManagerWatchEnv(tree, namespaces);
+  const on = namespaces.length > 0;
+  if (on) {
+    const role = parseAllDocuments(tree.read(ROLE) ?? '').map((d) => d.toJS() as Record<string, unknown> | null).filter((d): d is Record<string, unknown> => d !== null);
+    const header = '# Written by `opgen edit --watch-namespaces` and kept current by `opgen generate` (from PROJECT watchNamespaces\n# and the +kubebuilder:rbac markers): the manager Role in each extra watched namespace.\n';
+    const account = managerAccount(tree.read(DEFAULT_KUSTOMIZATION), { name: `${project.projectName}-controller-manager`, namespace: managerNamespace(project) });
+    tree.write(WATCH_ROLES, header + yamlDocs(watchNamespaceRoles(namespaces, managerRules(role, managerNamespace(project), 'manager-role'), account)));
+    tree.write(`${WATCH_TRANSFORMERS}/kustomization.yaml`, '# Listed under config/default\'s transformers: puts the watched namespaces\' Roles back into their namespaces after\n# config/default\'s namespace: (written by `opgen edit --watch-namespaces`).\n' + stringify({ resources: ['transformers.yaml'] }, { indentSeq: false }));
+    tree.write(`${WATCH_TRANSFORMERS}/transformers.yaml`, yamlDocs(watchNamespaceTransformers(namespaces)));
+  } else {
+    for (const p of [WATCH_ROLES, `${WATCH_TRANSFORMERS}/kustomization.yaml`, `${WATCH_TRANSFORMERS}/transformers.yaml`]) tree.delete(p);
+  }
+  setListEntry(tree, RBAC_KUSTOMIZATION, 'resources', WATCH_ROLES_FILE, on);
+  setListEntry(tree, DEFAULT_KUSTOMIZATION, 'transformers', TRANSFORMERS_ENTRY, on);
+  return on ? ['Next: `npm run manifests` writes the manager Role\'s rules into config/rbac/watch_namespaces.yaml for each watched namespace.'] : [];
+}
+
+function yamlDocs(objects: readonly object[]): string {
+  return objects.map((o) => `---\n${stringify(o, { indentSeq: false, lineWidth: 0 })}`).join('');
+}
+
+/**
+ * Adds (or removes) the line `- item` in a kustomization's top-level list `key`, as text so the rest of the
+ * file stays byte for byte (a key the removal leaves empty goes too; a missing key is added at the end).
+ */
+function setListEntry(tree: Tree, path: string, key: string, item: string, on: boolean): void {
+  const text = tree.read(path);
+  if (text === undefined) throw new OpgenError(`${path} not found`, { file: path }, 'restore it (opgen init writes it) to change the watched namespaces');
+  const lines = text.split('\n');
+  const keyAt = lines.findIndex((l) => l.trimEnd() === `${key}:`);
+  const items: number[] = [];
+  for (let i = keyAt + 1; keyAt >= 0 && i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.startsWith('- ')) items.push(i);
+    else if (l !== '' && !l.startsWith('#') && !l.startsWith(' ')) break;
+  }
+  const itemAt = items.find((i) => lines[i]!.slice(2).trim() === item);
+  if (on && itemAt === undefined) {
+    if (keyAt >= 0) lines.splice((items.at(-1) ?? keyAt) + 1, 0, `- ${item}`);
+    else lines.splice(lines.at(-1) === '' ? lines.length - 1 : lines.length, 0, `${key}:`, `- ${item}`);
+  }
+  if (!on && itemAt !== undefined) {
+    lines.splice(itemAt, 1);
+    if (items.length === 1) lines.splice(keyAt, 1);
+  }
+  const next = lines.join('\n');
+  if (next !== text) tree.write(path, next);
+}
+
+/**
+ * WATCH_NAMESPACE of the manager container: the pod's namespace alone (a fieldRef), or with extra namespaces
+ * `$(POD_NAMESPACE),a,b`, POD_NAMESPACE being that fieldRef (Kubernetes expands $(VAR) from earlier entries).
+ */
+function setManagerWatchEnv(tree: Tree, extra: readonly string[]): void {
+  const text = tree.read(MANAGER);
+  if (text === undefined) throw new OpgenError(`${MANAGER} not found`, { file: MANAGER }, 'restore it (opgen init writes it) to change the watched namespaces');
+  const docs = parseAllDocuments(text);
+  const container = docs.map(managerContainer).find((c) => c !== undefined);
+  const env = container?.get('env', true);
+  const doc = docs.find((d) => managerContainer(d) === container);
+  const at = (name: string): number => (isSeq(env) ? env.items.findIndex((e) => isMap(e) && e.get('name') === name) : -1);
+  if (!doc || !isSeq(env) || at('WATCH_NAMESPACE') < 0) {
+    throw new OpgenError('the manager container has no WATCH_NAMESPACE env entry', { file: MANAGER }, 'run `opgen edit --namespaced` first (it adds the entry)');
+  }
+  const podNamespace = { fieldRef: { fieldPath: 'metadata.namespace' } };
+  if (extra.length > 0) {
+    if (at('POD_NAMESPACE') < 0) env.items.splice(at('WATCH_NAMESPACE'), 0, doc.createNode({ name: 'POD_NAMESPACE', valueFrom: podNamespace }));
+    env.items[at('WATCH_NAMESPACE')] = doc.createNode({ name: 'WATCH_NAMESPACE', value: ['$(POD_NAMESPACE)', ...extra].join(',') });
+  } else {
+    env.items[at('WATCH_NAMESPACE')] = doc.createNode({ name: 'WATCH_NAMESPACE', valueFrom: podNamespace });
+    if (at('POD_NAMESPACE') >= 0) env.items.splice(at('POD_NAMESPACE'), 1);
+  }
+  tree.write(MANAGER, docs.map((d) => d.toString({ lineWidth: 0, indentSeq: false })).join(''));
 }
