@@ -272,6 +272,44 @@ describe('self certificate provider on a real API server', () => {
       await stop();
     }
   }, 120_000);
+
+  it('is not ready and does not listen while it has no valid certificate; ready once it has one', async () => {
+    const ns = 'notready';
+    await namespace(client, ns);
+    // A Secret nobody can update (immutable, no CA): the provider's writes are refused until it is gone.
+    await client.create(Secret, { metadata: { name: 'webhook-server-cert', namespace: ns }, type: 'kubernetes.io/tls', immutable: true, data: { 'tls.crt': '', 'tls.key': '' } } as Secret);
+    const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), healthProbeBindAddress: '127.0.0.1:0', webhook: { host: '127.0.0.1', port: 0, selfCertificate: selfCertificate(ns, 'notready-validating') } });
+    mgr.webhookServer.register(path, () => ({ allowed: true }));
+    const ctl = new AbortController();
+    const done = mgr.start(ctl.signal);
+    let listening = false;
+    void mgr.webhookServer.listening().then(() => (listening = true), () => {});
+    try {
+      const readyz = async () => {
+        const res = await fetch(`http://127.0.0.1:${mgr.ports.healthProbe}/readyz?verbose`);
+        return { status: res.status, body: await res.text() };
+      };
+      await eventually(() => expect(mgr.ports.healthProbe).toBeGreaterThan(0), { timeoutMs: 20_000 });
+      await eventually(async () => expect((await readyz()).body).toContain('[-]webhook-certificate failed'), { timeoutMs: 20_000 });
+      // Still refused a few checks later (the provider retries with backoff), and still not listening.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await readyz()).status).toBe(500);
+      expect((await readyz()).body).toContain('[-]webhook-certificate failed');
+      expect(listening).toBe(false);
+      expect(mgr.webhookServer.options.certificateProvider!.stats.secretWrites).toBe(0);
+
+      await client.delete(Secret, { namespace: ns, name: 'webhook-server-cert' });
+      await eventually(async () => {
+        const r = await readyz();
+        expect(r.body).toContain('[+]webhook-certificate ok');
+        expect(r.status).toBe(200);
+      }, { timeoutMs: 30_000 });
+      expect(listening).toBe(true);
+    } finally {
+      ctl.abort();
+      await done;
+    }
+  }, 120_000);
 });
 
 function thingsCrd(port: number) {
