@@ -38,7 +38,7 @@ export interface OwnedEntry {
  * bound there, so it offers OwnNamespace, not AllNamespaces; OLM refuses anything but AllNamespaces for
  * an operator with conversion webhooks, so such a project keeps AllNamespaces.
  */
-function defaultBaseCsv(pkg: string, ownNamespace: boolean, minKubeVersion: string): Record<string, unknown> {
+function defaultBaseCsv(pkg: string, ownNamespace: boolean, minKubeVersion: string, multiNamespace = false): Record<string, unknown> {
   const display = splitWords(pkg.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' '));
   return {
     apiVersion: CSV_API_VERSION,
@@ -58,7 +58,8 @@ function defaultBaseCsv(pkg: string, ownNamespace: boolean, minKubeVersion: stri
       installModes: [
         { supported: ownNamespace, type: 'OwnNamespace' },
         { supported: false, type: 'SingleNamespace' },
-        { supported: false, type: 'MultiNamespace' },
+        // Extra watched namespaces (PROJECT watchNamespaces) are an OperatorGroup's targetNamespaces under OLM v0.
+        { supported: multiNamespace, type: 'MultiNamespace' },
         { supported: !ownNamespace, type: 'AllNamespaces' },
       ],
       keywords: [pkg],
@@ -156,7 +157,7 @@ export async function stageKustomizeManifests(tree: Tree, o: StageManifestsOptio
     }
   }
   const ownNamespace = o.project.namespaced === true && !(o.project.resources ?? []).some((r) => r.webhooks?.conversion);
-  const csv = mergeKeepingUser(defaultBaseCsv(o.package, ownNamespace, o.project.minKubeVersion ?? DEFAULT_MIN_KUBE_VERSION), existing ?? undefined) as Record<string, unknown>;
+  const csv = mergeKeepingUser(defaultBaseCsv(o.package, ownNamespace, o.project.minKubeVersion ?? DEFAULT_MIN_KUBE_VERSION, ownNamespace && (o.project.watchNamespaces?.length ?? 0) > 0), existing ?? undefined) as Record<string, unknown>;
   const spec = csv.spec as Record<string, unknown>;
   // PROJECT's minKubeVersion is the one setting (generate checks CEL rules against it): stated there, it wins.
   if (o.project.minKubeVersion !== undefined) spec.minKubeVersion = o.project.minKubeVersion;

@@ -233,6 +233,12 @@ export function setWatchNamespaces(tree: Tree, project: ProjectConfig, namespace
   }
   setListEntry(tree, RBAC_KUSTOMIZATION, 'resources', WATCH_ROLES_FILE, on);
   setListEntry(tree, DEFAULT_KUSTOMIZATION, 'transformers', TRANSFORMERS_ENTRY, on);
+  // OLM v0 installs an operator for several namespaces (an OperatorGroup's targetNamespaces) only with MultiNamespace.
+  for (const path of tree.list('config/manifests/bases').filter((p) => p.endsWith('.clusterserviceversion.yaml'))) {
+    const text = tree.read(path)!;
+    const next = text.replace(/^(\s*-?\s*supported: )(true|false)(\s*\n\s*type: MultiNamespace)$/m, (_m, a: string, _v: string, b: string) => `${a}${String(on)}${b}`);
+    if (next !== text) tree.write(path, next);
+  }
   return on ? ['Next: `npm run manifests` writes the manager Role\'s rules into config/rbac/watch_namespaces.yaml for each watched namespace.'] : [];
 }
 

@@ -184,9 +184,17 @@ describe('opgen edit --watch-namespaces', () => {
     ]);
 
     await ok('generate', 'kustomize', 'manifests');
+    // The base CSV marks MultiNamespace (an OperatorGroup with several targetNamespaces) while there are some.
+    const base = `config/manifests/bases/${PROJECT}.clusterserviceversion.yaml`;
+    expect(read(base)).toMatch(/supported: true\n\s*type: MultiNamespace/);
+    await ok('edit', '--watch-namespaces', '');
+    expect(read(base)).toMatch(/supported: false\n\s*type: MultiNamespace/);
+    await ok('edit', '--watch-namespaces', 'team-a,team-b');
+    await ok('generate');
     await ok('generate', 'bundle', '--version', '0.1.0');
     const csv = parse(read(`bundle/manifests/${PROJECT}.clusterserviceversion.yaml`)) as { spec: { install: { spec: { permissions: { rules: Rule[] }[]; deployments: { spec: { template: { spec: { containers: { name: string; env?: unknown[] }[] } } } }[] } } } };
     const install = csv.spec.install.spec;
+    expect((csv.spec as unknown as { installModes: unknown[] }).installModes).toContainEqual({ supported: true, type: 'MultiNamespace' });
     // Under OLM the install picks the namespaces: WATCH_NAMESPACE from the OperatorGroup's targetNamespaces.
     expect(install.deployments[0]!.spec.template.spec.containers.find((c) => c.name === 'manager')?.env).toContainEqual({ name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['olm.targetNamespaces']" } } });
     const permitted = install.permissions.flatMap((p) => p.rules);
