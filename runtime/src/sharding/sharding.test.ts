@@ -319,6 +319,7 @@ function runLabelScenario(title: string, objects: number) {
       const share = new Map<string, number>();
       for (const g of await guestbooks()) share.set(g.metadata!.labels![shard]!, (share.get(g.metadata!.labels![shard]!) ?? 0) + 1);
       await until('the ConfigMap caches to hold their share', 10_000, () => running().every((r) => r.gauges['opgen_sharding_objects_owned:ConfigMap'] === share.get(r.id)), debug);
+      console.log(`sharding label mode: cached Guestbooks / ConfigMaps per replica: ${running().map((r) => `${r.id} ${r.gauges.opgen_sharding_objects_owned} / ${r.gauges['opgen_sharding_objects_owned:ConfigMap']}`).join(', ')} (of ${objects})`);
       for (const r of running()) {
         expect(r.gauges.opgen_sharding_objects_owned).toBe(share.get(r.id));
         expect(share.get(r.id)!).toBeGreaterThan(objects / 10);
@@ -365,6 +366,7 @@ function runLabelScenario(title: string, objects: number) {
         return moved && unreconciled(now).length === 0;
       }, debug);
       const lastDone = Math.max(...records.filter((r) => want.get(r.k) === r.v).map((r) => r.e));
+      console.log(`sharding label mode: ${itsObjects.length} objects of the killed replica reconciled elsewhere ${Math.round(lastDone - victim.killedAt!)} ms after SIGKILL (lease ${labelLeaseMs} ms)`);
       expect(lastDone - victim.killedAt!).toBeLessThan(labelLeaseMs + 8000);
       expect(records.filter((r) => want.get(r.k) === r.v && r.r === victim.id)).toEqual([]);
       await expectReconciledByLabel(want);
