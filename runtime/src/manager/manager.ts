@@ -298,7 +298,7 @@ class ControllerManager implements Manager, ControllerHost {
     if (this.opts.leaderElection) this.observability.leading(this.opts.leaderElectionID!, false);
     let cacheDone: Promise<void> = Promise.resolve();
     try {
-      await this.startServers(servers.signal);
+      await this.startServers(servers.signal, stop.signal);
       this.observability.started();
       void this.warnOnVersionSkew();
       const watched = this.watchedNamespaces;
@@ -351,7 +351,7 @@ class ControllerManager implements Manager, ControllerHost {
   }
 
   /** Metrics, health probes and the webhook server (with local development), on every replica. */
-  private async startServers(signal: AbortSignal): Promise<void> {
+  private async startServers(signal: AbortSignal, stopping?: AbortSignal): Promise<void> {
     const log = this.log;
     this.readyz.set('informer-sync', () => {
       if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
@@ -368,7 +368,7 @@ class ControllerManager implements Manager, ControllerHost {
       log.info('serving health probes', { bindAddress: probeAddress, port: this.ports.healthProbe });
     }
     if (this.webhookServer.options.certificateProvider && this.webhookServer.hasHandlers) this.readyz.set('webhook-certificate', () => this.webhookServer.checkCertificate());
-    if (this.webhookServer.hasHandlers) this.ports.webhook = await this.localDevelopment.start(this.webhookServer, signal);
+    if (this.webhookServer.hasHandlers) this.ports.webhook = await this.localDevelopment.start(this.webhookServer, signal, stopping);
   }
 
   /** The shutdown, in order (see the top of this file). */

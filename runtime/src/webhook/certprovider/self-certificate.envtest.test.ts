@@ -310,6 +310,25 @@ describe('self certificate provider on a real API server', () => {
       await done;
     }
   }, 120_000);
+
+  it('a stop asked for while it still waits for its certificate ends the manager cleanly', async () => {
+    const ns = 'stopwaiting';
+    await namespace(client, ns);
+    await client.create(Secret, { metadata: { name: 'webhook-server-cert', namespace: ns }, type: 'kubernetes.io/tls', immutable: true, data: { 'tls.crt': '', 'tls.key': '' } } as Secret);
+    const mgr = await createManager({ kubeConfig: env.kubeConfig, logger: silentLogger(), healthProbeBindAddress: '127.0.0.1:0', webhook: { host: '127.0.0.1', port: 0, selfCertificate: selfCertificate(ns, 'stopwaiting-validating') } });
+    mgr.webhookServer.register(path, () => ({ allowed: true }));
+    const ctl = new AbortController();
+    const done = mgr.start(ctl.signal);
+    await eventually(async () => {
+      const res = await fetch(`http://127.0.0.1:${mgr.ports.healthProbe}/readyz?verbose`);
+      expect(await res.text()).toContain('[-]webhook-certificate failed');
+    }, { timeoutMs: 20_000 });
+    const stoppedAt = performance.now();
+    ctl.abort();
+    await expect(done).resolves.toBeUndefined();
+    // Not held until a certificate shows up (none can here) nor until the 30 s graceful period.
+    expect(performance.now() - stoppedAt).toBeLessThan(15_000);
+  }, 120_000);
 });
 
 function thingsCrd(port: number) {

@@ -47,10 +47,14 @@ export class LocalDevelopment {
    * certificate, points the cluster's webhooks here if the decision allows, or logs the one-line
    * refusal. Resolves with the port.
    */
-  async start(server: WebhookServer, signal: AbortSignal): Promise<number> {
+  async start(server: WebhookServer, signal: AbortSignal, stopping?: AbortSignal): Promise<number> {
     this.transport?.destroy();
     const started = server.start(signal);
-    const port = await Promise.race([server.listening(), started.then(() => server.listening())]);
+    // A stop asked for while the server still waits for its certificate (the self provider) ends the wait
+    // here: 0, nothing redirected; the server gives up when `signal` aborts at the end of the shutdown.
+    const stopped = new Promise<number>((resolve) => (stopping?.aborted ? resolve(0) : stopping?.addEventListener('abort', () => resolve(0), { once: true })));
+    const port = await Promise.race([server.listening(), started.then(() => server.listening()), stopped]);
+    if (port === 0 && stopping?.aborted) return 0;
     const apiServer = this.kubeConfig.getCurrentCluster()?.server;
     const decision = decideRedirect(this.setting, apiServer);
     // Inside a cluster nothing was redirected from there (and the manager's Role has no right to),
