@@ -7,7 +7,7 @@
 # for one test file (docs/observability.md).
 #
 # Two build tags keep it to what is used here: without `builtinassets` the web UI's files are not embedded
-# (the UI pages answer 404, the API is whole), and `remove_all_sd` leaves only the file and HTTP service
+# (the UI page answers 500, the API is whole), and `remove_all_sd` leaves only the file and HTTP service
 # discovery (static_configs are always there), dropping the cloud and Kubernetes SDKs from the build.
 set -euo pipefail
 # shellcheck source=lib.sh
