@@ -158,6 +158,8 @@ const toggles: Toggle[] = [
     set: ['prometheus.enabled=true'],
     check(objects) {
       expect(kinds(objects, 'ServiceMonitor')).toEqual([`${RELEASE}-controller-manager-metrics-monitor`]);
+      // The condition series keep the object's namespace, as with config/prometheus/monitor.yaml.
+      expect(find(objects, 'ServiceMonitor', `${RELEASE}-controller-manager-metrics-monitor`)!.spec.endpoints[0].honorLabels).toBe(true);
     },
   },
   {
