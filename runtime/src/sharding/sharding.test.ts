@@ -28,6 +28,8 @@ const objects = Number(process.env.OPGEN_SHARDING_OBJECTS ?? 3000);
 const labelObjects = Number(process.env.OPGEN_SHARDING_LABEL_OBJECTS ?? 300);
 const leaseMs = 4000;
 const labelLeaseMs = 8000;
+/** Label mode's takeover also writes two labels per moved object (the object and its ConfigMap), 8 at a time: 40 ms each on a loaded 2-core API server. */
+const relabelMs = (moved: number) => 40 * moved;
 let buildDir: string;
 
 beforeAll(() => {
@@ -367,12 +369,35 @@ function runLabelScenario(title: string, objects: number) {
       }, debug);
       const lastDone = Math.max(...records.filter((r) => want.get(r.k) === r.v).map((r) => r.e));
       console.log(`sharding label mode: ${itsObjects.length} objects of the killed replica reconciled elsewhere ${Math.round(lastDone - victim.killedAt!)} ms after SIGKILL (lease ${labelLeaseMs} ms)`);
-      expect(lastDone - victim.killedAt!).toBeLessThan(labelLeaseMs + 8000);
+      expect(lastDone - victim.killedAt!).toBeLessThan(labelLeaseMs + 8000 + relabelMs(itsObjects.length));
       expect(records.filter((r) => want.get(r.k) === r.v && r.r === victim.id)).toEqual([]);
       await expectReconciledByLabel(want);
       const live = running().map((r) => r.id);
       await until('every Guestbook labelled on the ring without it', 30_000, async () => (await mislabelled(live)).length === 0, debug);
       await until('every ConfigMap relabelled with its Guestbook', 30_000, async () => (await ownedOff()).length === 0, debug);
+      expectNoOverlap();
+      await expectOwnership();
+    }, 600_000);
+
+    it(`SIGKILL the leader: a new leader's sharder relabels its objects within the leader lease (${labelLeaseMs} ms) and a few seconds`, async () => {
+      const leader = running().find((r) => r.stderr.includes('"sharder started'))!;
+      const itsObjects = (await guestbooks()).filter((g) => g.metadata!.labels?.[shard] === leader.id).map((g) => g.metadata!.name!);
+      expect(itsObjects.length).toBeGreaterThan(0);
+      leader.kill('SIGKILL');
+      await leader.exited;
+      await touch(itsObjects, 3);
+      let want = new Map<string, string>();
+      await until('the killed leader\'s objects relabelled and reconciled by the others', 60_000, async () => {
+        const now = new Map([...(await versions())].filter(([k]) => itsObjects.includes(k)));
+        const moved = (await guestbooks()).every((g) => !itsObjects.includes(g.metadata!.name!) || (g.metadata!.labels?.[shard] ?? leader.id) !== leader.id);
+        want = now;
+        return moved && unreconciled(now).length === 0;
+      }, debug);
+      const lastDone = Math.max(...records.filter((r) => want.get(r.k) === r.v).map((r) => r.e));
+      console.log(`sharding label mode: ${itsObjects.length} objects of the killed leader reconciled elsewhere ${Math.round(lastDone - leader.killedAt!)} ms after SIGKILL (leader and shard lease ${labelLeaseMs} ms)`);
+      expect(lastDone - leader.killedAt!).toBeLessThan(labelLeaseMs + 10_000 + relabelMs(itsObjects.length));
+      expect(running().filter((r) => r.stderr.includes('"sharder started')).length).toBe(1);
+      await expectReconciledByLabel(want);
       expectNoOverlap();
       await expectOwnership();
     }, 600_000);
