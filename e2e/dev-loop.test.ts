@@ -62,9 +62,9 @@ function startDev(...args: string[]) {
     }
     throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${log.slice(-40).join('\n')}`);
   };
-  /** Ctrl-C; resolves to dev's exit code. */
-  const stop = async (): Promise<number | null> => {
-    child.kill('SIGINT');
+  /** Ctrl-C (or a closed terminal: SIGHUP); resolves to dev's exit code. */
+  const stop = async (signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> => {
+    child.kill(signal);
     return exited;
   };
   return { log, waitForLog, stop };
@@ -157,7 +157,7 @@ describe('opgen dev', () => {
     expect(left.stdout).toBe('');
   }, STEP);
 
-  it('--cluster starts the simulated cluster, runs the operator on it, and stops both on exit', async () => {
+  it('--cluster starts the simulated cluster, runs the operator on it, and stops both when the terminal closes (SIGHUP)', async () => {
     const health = await freePort();
     const dev = startDev('--cluster', '--', `--health-probe-bind-address=127.0.0.1:${health}`);
     const { log } = dev;
@@ -169,9 +169,10 @@ describe('opgen dev', () => {
       expect(server, log.join('\n')).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       expect(log).toContainEqual(`dev: running dist/main.js against ${server}; watching src/ (Ctrl-C stops)`);
     } finally {
-      exit = await dev.stop();
+      exit = await dev.stop('SIGHUP');
     }
-    expect(exit).toBe(0);
+    expect(exit, log.slice(-20).join('\n')).toBe(0);
+    expect(log).toContainEqual(expect.stringMatching(/"msg":"stopped"/));
     // The cluster is gone with it.
     const after = await fetch(`${server}/version`).then(() => 'answered', (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message);
     expect(after).toBe('ECONNREFUSED');

@@ -379,13 +379,13 @@ export const commands: readonly CommandSpec[] = [
         if (++signals > 1) process.exit(130);
         stop.abort();
       };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      // SIGHUP too (the terminal closed): the operator runs in its own process group and would be left running.
+      const signalNames = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+      for (const name of signalNames) process.on(name, onSignal);
       try {
         return await devCommand(ctx, { cluster: o.cluster === true, webhookUrl: str(o.webhookUrl), kubeconfig: str(o.kubeconfig), args }, stop.signal);
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        for (const name of signalNames) process.off(name, onSignal);
       }
     },
   },
