@@ -127,7 +127,7 @@ export const commands: readonly CommandSpec[] = [
   },
   {
     path: ['create', 'webhook'],
-    summary: 'Scaffold defaulting, validating or conversion webhooks for a kind, with cert-manager wiring',
+    summary: 'Scaffold defaulting, validating or conversion webhooks for a kind, with cert-manager or self-managed certificate wiring',
     options: [
       { flags: '--group <group>', description: 'API group of the kind (core, apps, batch, … for built-in kinds)' },
       { flags: '--version <version>', description: 'API version of the kind (the hub with --conversion)' },
