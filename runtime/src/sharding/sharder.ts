@@ -19,7 +19,7 @@ import { getControllerOf, groupOf } from '../helpers/owner-references.js';
 import type { Logger } from '../log/index.js';
 import type { Transport } from '../transport/index.js';
 import { resourcePath } from '../transport/index.js';
-import { setTimer, sleep } from '../internal/timers/index.js';
+import { setTimer } from '../internal/timers/index.js';
 import { fnv1a64, type HashRing } from './ring.js';
 
 /** What the sharder needs from its replica's Sharding. */
@@ -80,13 +80,25 @@ export class Sharder {
     this.log.info('sharder started: labelling objects with their shard', { label: this.host.shardLabel, kinds: watched.map((k) => k.kind).join(',') });
     await Promise.all([...this.informers.values()].map((i) => i.waitForSync(signal)));
     this.ringChanged();
+    // One listener for the whole run (not one per wait on the long-lived signal).
+    const onAbort = () => this.wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.work(signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async work(signal: AbortSignal): Promise<void> {
     let lastLog = performance.now();
     while (!signal.aborted) {
       if (this.queue.size === 0 || !this.host.ringView()) {
-        // Woken by an event; also looks again now and then, in case the ring is not applied yet.
-        const poke = new AbortController();
-        this.wake = () => poke.abort();
-        await sleep(1000, AbortSignal.any([signal, poke.signal]));
+        // Woken by an event (or the stop); also looks again now and then, in case the ring is not applied yet.
+        await new Promise<void>((resolve) => {
+          const timer = setTimer(resolve, 1000);
+          this.wake = () => (timer.clear(), resolve());
+        });
         this.wake = undefined;
         continue;
       }

@@ -128,8 +128,8 @@ export class Sharding {
   private sharder?: Sharder;
   private readonly onOwnership?: (e: OwnershipEvent) => void;
   private ringSpan = false;
-  /** Label mode: objects this replica may reconcile now, by "<kindKey>|<ns>/<name>". */
-  private readonly objectSpans = new Set<string>();
+  /** Label mode: objects this replica may reconcile now, by "<kindKey>|<ns>/<name>", with what their end event names. */
+  private readonly objectSpans = new Map<string, { kind: string; key: string; uid: string }>();
   private readonly releasing = new Set<string>();
   private acking = 0;
   private readonly ackSlot: (() => void)[] = [];
@@ -303,18 +303,21 @@ export class Sharding {
   private labelled(kind: ResourceKind, obj: KubeObject): void {
     const key = `${kindKey(kind)}|${objectKey(obj)}`;
     const labels = obj.metadata?.labels ?? {};
-    if (labels[this.shardLabel] !== this.identity) return this.endObjectSpan(kind, key, obj);
+    if (labels[this.shardLabel] !== this.identity) return this.endObjectSpan(key);
     if (labels[this.drainLabel]) {
       void this.release(kind, key, obj);
     } else if (!this.objectSpans.has(key)) {
-      this.objectSpans.add(key);
-      this.onOwnership?.({ span: 'object', member: this.identity, phase: 'start', kind: kind.kind, key: objectKey(obj), uid: obj.metadata?.uid ?? '', at: epochNow() });
+      const span = { kind: kind.kind, key: objectKey(obj), uid: obj.metadata?.uid ?? '' };
+      this.objectSpans.set(key, span);
+      this.onOwnership?.({ span: 'object', member: this.identity, phase: 'start', ...span, at: epochNow() });
     }
   }
 
-  private endObjectSpan(kind: ResourceKind, key: string, obj: KubeObject): void {
-    if (!this.objectSpans.delete(key)) return;
-    this.onOwnership?.({ span: 'object', member: this.identity, phase: 'end', kind: kind.kind, key: objectKey(obj), uid: obj.metadata?.uid ?? '', at: epochNow() });
+  private endObjectSpan(key: string): void {
+    const span = this.objectSpans.get(key);
+    if (!span) return;
+    this.objectSpans.delete(key);
+    this.onOwnership?.({ span: 'object', member: this.identity, phase: 'end', ...span, at: epochNow() });
   }
 
   /** Acknowledges a drain: once no reconcile of the object runs, removes our shard label and the drain label (only if the label is still ours). */
@@ -323,7 +326,7 @@ export class Sharding {
     this.releasing.add(key);
     try {
       if (this.keysInFlight.has(key)) await new Promise<void>((resolve) => this.keyIdle.set(key, [...(this.keyIdle.get(key) ?? []), resolve]));
-      this.endObjectSpan(kind, key, obj);
+      this.endObjectSpan(key);
       // A few acknowledgements at a time, as the sharder writes: a drain can ask for many at once.
       while (this.acking >= 8) await new Promise<void>((resolve) => this.ackSlot.push(resolve));
       this.acking++;
@@ -376,9 +379,9 @@ export class Sharding {
     await this.loop;
     // The manager drained its reconciles before: nothing of ours runs from here on.
     this.endRingSpan();
-    for (const key of [...this.objectSpans]) {
+    for (const [key, span] of [...this.objectSpans]) {
       this.objectSpans.delete(key);
-      this.onOwnership?.({ span: 'object', member: this.identity, phase: 'end', kind: key.slice(0, key.indexOf('|')).split('/').pop()!, key: key.slice(key.indexOf('|') + 1), uid: '', at: epochNow() });
+      this.onOwnership?.({ span: 'object', member: this.identity, phase: 'end', ...span, at: epochNow() });
     }
     if (release && this.lease && !this.fenced) {
       try {
@@ -407,7 +410,7 @@ export class Sharding {
         this.cache?.informerFor(kind).addEventHandler({
           onAdd: (o) => this.labelled(kind, o),
           onUpdate: (_, o) => this.labelled(kind, o),
-          onDelete: (o) => this.endObjectSpan(kind, `${kindKey(kind)}|${objectKey(o)}`, o),
+          onDelete: (o) => this.endObjectSpan(`${kindKey(kind)}|${objectKey(o)}`),
         });
       }
     }
