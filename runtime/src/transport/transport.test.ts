@@ -106,4 +106,24 @@ describe('a server that never answers', () => {
     expect(requests).toBe(sent);
     transport.destroy();
   });
+
+  it('many requests in flight on one stop signal are not reported as a listener leak', async () => {
+    // Each request in flight listens to the manager's stop signal until it ends; more than ten at once
+    // (a busy controller) must not print MaxListenersExceededWarning, which users take for a leak.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const stop = new AbortController();
+    const transport = new Transport(kubeConfig, { stop: stop.signal, requestTimeoutMs: 0 });
+    const calls = Array.from({ length: 30 }, (_, i) => rejection(transport.request('GET', `/api/v1/namespaces/default/configmaps/c${i}`, { context: `get c${i}` })));
+    const sent = requests;
+    while (requests - sent < 30) await new Promise((r) => setTimeout(r, 20));
+    stop.abort(new Error('stopping'));
+    const results = await Promise.all(calls);
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(results.every((r) => r.err.name === 'AbortError')).toBe(true);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    transport.destroy();
+  });
 });

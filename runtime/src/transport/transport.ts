@@ -4,6 +4,7 @@
 // connections instead of opening one per call. Every request can be cancelled (its own signal, the
 // transport's stop signal) and every non-watch request has a deadline, so no caller waits forever on
 // a server or connection that stopped answering.
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { credentialExpiresAt, credentialRejected, type ExpiringOptions, type KubeConfigLike, type RejectableCredentials } from '../kubeconfig/index.js';
@@ -91,6 +92,9 @@ export class Transport {
   ) {
     this.timeoutMs = opts.requestTimeoutMs ?? defaultRequestTimeoutMs;
     this.stop = opts.stop;
+    // Every request in flight listens to the stop signal until it ends, so a busy manager has more than
+    // Node's default ten listeners on it; that is not a leak and must not print a warning.
+    if (this.stop) setMaxListeners(0, this.stop);
     this.observer = opts.observer;
     this.guard = opts.guard;
   }
