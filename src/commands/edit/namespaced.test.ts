@@ -5,7 +5,7 @@
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
+import { opgen as opgenIn, opgenOk, type CliResult } from '../../testdata/cli.js';
 import { renderKustomize, type KubeObject } from '../../kustomize/render.js';
 import { parseProject } from '../../project/index.js';
 import { snapshot, tempDir } from '../../testdata/files.js';
@@ -18,11 +18,7 @@ afterEach(() => cleanup());
 
 const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
 
-async function ok(...argv: string[]): Promise<CliResult> {
-  const r = await opgen(...argv);
-  expect(r.code, `opgen ${argv.join(' ')}\n${r.stderr}`).toBe(0);
-  return r;
-}
+const ok = (...argv: string[]): Promise<CliResult> => opgenOk(dir, ...argv);
 
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 const render = (): Promise<KubeObject[]> => renderKustomize({ cwd: dir, dir: 'config/default' });

@@ -11,7 +11,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { createClient, groupVersion, type Client } from '@opgen/runtime';
 import { corev1 } from '@opgen/runtime/kubernetes';
 import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
-import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
+import { opgen as opgenIn, opgenOk, type CliResult } from '../../testdata/cli.js';
 import { renderKustomize, type KubeObject } from '../../kustomize/render.js';
 import { parseProject } from '../../project/index.js';
 import { snapshot, tempDir } from '../../testdata/files.js';
@@ -24,11 +24,7 @@ const SA = `system:serviceaccount:${OWN}:${PROJECT}-controller-manager`;
 let dir: string;
 let cleanup: () => void;
 const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
-async function ok(...argv: string[]): Promise<CliResult> {
-  const r = await opgen(...argv);
-  expect(r.code, `opgen ${argv.join(' ')}\n${r.stderr}`).toBe(0);
-  return r;
-}
+const ok = (...argv: string[]): Promise<CliResult> => opgenOk(dir, ...argv);
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 const render = (): Promise<KubeObject[]> => renderKustomize({ cwd: dir, dir: 'config/default' });
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
