@@ -6,7 +6,7 @@
 // merges it with the files on disk.
 import { stringify as yamlStringify } from 'yaml';
 import type { KubeObject } from '../kustomize/render.js';
-import { renderTemplateFiles } from '../scaffold/index.js';
+import { renderPartial, renderTemplateFiles } from '../scaffold/index.js';
 import { WATCH_NAMESPACE_ANNOTATION } from '../rbac/watch-namespaces.js';
 
 export interface ChartInput {
@@ -34,6 +34,11 @@ const MANAGER_SA = 'controller-manager';
 const CHART_ARGS = ['--metrics-bind-address', '--metrics-secure', '--metrics-cert-path', '--health-probe-bind-address', '--webhook-port', '--webhook-cert-path'];
 /** Volumes the chart mounts itself (cert-manager's certificates). */
 const CHART_VOLUMES = ['webhook-certs', 'metrics-certs'];
+/**
+ * The manager's variables under --cert-provider self (runtime selfCertificateEnv): the chart sets them
+ * itself, to the names it gives the Secret, the Service and the webhook configurations.
+ */
+const SELF_CERT_ENV = ['WEBHOOK_CERT_SECRET', 'WEBHOOK_SERVICE_NAME', 'VALIDATING_WEBHOOK_CONFIGURATION', 'MUTATING_WEBHOOK_CONFIGURATION'];
 
 export function buildChart(input: ChartInput): GeneratedChart {
   const { name, objects } = input;
@@ -44,6 +49,8 @@ export function buildChart(input: ChartInput): GeneratedChart {
   const naming = new Naming(prefix);
   const has = (kind: string): boolean => objects.some((o) => o.kind === kind);
   const hasWebhooks = has('MutatingWebhookConfiguration') || has('ValidatingWebhookConfiguration') || objects.some((o) => o.kind === 'CustomResourceDefinition' && conversionOf(o) !== undefined);
+
+  const self = selfCertOf(deployment, naming);
 
   const files = new Map<string, string>();
   const add = (set: string, data: Obj, placeholders?: Record<string, string>): void => {
@@ -58,8 +65,10 @@ export function buildChart(input: ChartInput): GeneratedChart {
     .filter((o) => o.kind === 'CustomResourceDefinition')
     .map((o) => o.metadata?.name ?? '')
     .sort();
-  add('chart', { hasWebhooks, crdNames, ...valuesOf(objects, deployment, naming) });
-  if (hasWebhooks) add('webhook', {});
+  add('chart', { hasWebhooks, crdNames, selfCert: self?.env ?? false, ...valuesOf(objects, deployment, naming) });
+  if (hasWebhooks) add('webhook', { selfCert: self !== undefined });
+  // The manager makes its own certificates: no cert-manager objects, no certManager toggle.
+  if (self) for (const path of [...files.keys()].filter((p) => p.startsWith('templates/cert-manager/'))) files.delete(path);
 
   const consumed = new Set<KubeObject>();
   const fixed = (o: KubeObject): boolean =>
@@ -79,9 +88,12 @@ export function buildChart(input: ChartInput): GeneratedChart {
     const scope = roleScope(role, naming);
     scopeOf.set(`${role.kind}/${role.metadata?.name}`, scope);
     const fixed = watchedNamespace(role);
+    let body = bodyYaml(role, ['apiVersion', 'kind', 'metadata']);
+    // The self-certificate roles name the Secret and configurations the manager writes: as the chart names them.
+    if (self && naming.suffix(role)?.startsWith(SELF_CERT_ROLE)) body = self.renameIn(body, name);
     add(
       'role',
-      { ...scope, ...naming.name(role), kind: role.kind, namespaced: role.kind === 'Role' && !scope.toggle && !fixed, fixedNamespace: fixed ?? false, body: bodyYaml(role, ['apiVersion', 'kind', 'metadata']) },
+      { ...scope, ...naming.name(role), kind: role.kind, namespaced: role.kind === 'Role' && !scope.toggle && !fixed, fixedNamespace: fixed ?? false, body },
       { file: `${naming.fileName(role)}.yaml` },
     );
     consumed.add(role);
@@ -111,6 +123,7 @@ export function buildChart(input: ChartInput): GeneratedChart {
     add(
       'crd',
       {
+        selfCert: self !== undefined,
         crdName: crd.metadata?.name ?? '',
         spec: indent(escapeGo(stringify(spec).trimEnd()), 2),
         annotations: annotationsYaml(annotations),
@@ -129,7 +142,7 @@ export function buildChart(input: ChartInput): GeneratedChart {
     const annotations = omit(config.metadata?.annotations ?? {}, ['cert-manager.io/inject-ca-from']);
     add(
       'webhook-configuration',
-      { kind: config.kind, ...naming.name(config), webhooks, annotations: annotationsYaml(annotations) },
+      { kind: config.kind, ...naming.name(config), webhooks, annotations: annotationsYaml(annotations), selfCert: self !== undefined },
       { file: `${naming.fileName(config)}.yaml` },
     );
     consumed.add(config);
@@ -160,6 +173,50 @@ export function buildChart(input: ChartInput): GeneratedChart {
  * The namespace of the manager's Role (or binding) in an extra watched namespace (PROJECT watchNamespaces,
  * src/rbac/watch-namespaces.ts): it stays there, not in the release namespace.
  */
+/** The prefix (after kustomize's) of config/selfcert's roles. */
+const SELF_CERT_ROLE = 'webhook-cert-';
+
+interface SelfCert {
+  /** The manager's self-certificate variables, each a list of chart names (helm-name partial data). */
+  env: { name: string; names: { suffix: string; literalName: string }[] }[];
+  /** A role body with `- <kustomize name>` list items of those objects as the chart names them. */
+  renameIn(body: string, chartName: string): string;
+}
+
+/**
+ * --cert-provider self (the manager's container has WEBHOOK_CERT_SECRET): each name in its variables
+ * becomes `<fullname>-<suffix>`. The Secret (which kustomize does not prefix: no object of config/
+ * makes it) gets the release prefix too, so two releases in a namespace keep two Secrets.
+ */
+function selfCertOf(deployment: KubeObject | undefined, naming: Naming): SelfCert | undefined {
+  const containers = (((deployment?.spec as Obj | undefined)?.template as Obj | undefined)?.spec as Obj | undefined)?.containers as Obj[] | undefined;
+  const manager = containers?.find((c) => c.name === 'manager') ?? containers?.[0];
+  const vars = ((manager?.env as { name?: string; value?: string }[] | undefined) ?? []).filter((e) => SELF_CERT_ENV.includes(e.name ?? ''));
+  if (!vars.some((e) => e.name === 'WEBHOOK_CERT_SECRET' && e.value)) return undefined;
+  const renamed = new Map<string, string>();
+  const env = vars
+    .map((e) => {
+      const names = String(e.value ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean)
+        .map((literalName) => {
+          const suffix = naming.nameOf(literalName).suffix || literalName;
+          renamed.set(literalName, suffix);
+          return { suffix, literalName };
+        });
+      return { name: e.name!, names };
+    })
+    .filter((e) => e.names.length > 0);
+  return {
+    env,
+    renameIn: (body, chartName) =>
+      body.replace(/^(\s*- )(\S+)$/gm, (line, item: string, n: string) =>
+        renamed.has(n) ? item + renderPartial('helm-name', { name: chartName, suffix: renamed.get(n), literalName: n }) : line,
+      ),
+  };
+}
+
 function watchedNamespace(o: KubeObject): string | undefined {
   return o.metadata?.annotations?.[WATCH_NAMESPACE_ANNOTATION] !== undefined ? o.metadata?.namespace : undefined;
 }
@@ -183,6 +240,8 @@ interface RoleScope {
 function roleScope(role: KubeObject, naming: Naming): RoleScope {
   const suffix = naming.suffix(role) ?? '';
   const metricsAuth = suffix === 'metrics-auth-role' || suffix === 'metrics-reader';
+  // The self-certificate roles keep their kind: webhook configurations and CRDs have no namespace.
+  if (suffix.startsWith(SELF_CERT_ROLE)) return { toggle: false, helpers: false, metricsAuth: false, gated: false };
   const helpers = /-(admin|editor|viewer)-role$/.test(suffix);
   const nonResource = ((role.rules as Obj[] | undefined) ?? []).some((r) => r.nonResourceURLs !== undefined);
   // The manager's and the helper roles follow the toggle whatever config/ made of them (a namespaced
@@ -243,7 +302,7 @@ function valuesOf(objects: KubeObject[], deployment: KubeObject | undefined, nam
   const servicePort = ((metricsService?.spec as Obj | undefined)?.ports as Obj[] | undefined)?.[0]?.port;
   // WATCH_NAMESPACE from the pod's namespace is the chart's own (rbac.namespaced); a list (extra watched
   // namespaces) is kept as manager.env sets it.
-  const env = ((manager.env as Obj[] | undefined) ?? []).filter((e) => e.name !== 'WATCH_NAMESPACE' || e.valueFrom === undefined);
+  const env = ((manager.env as Obj[] | undefined) ?? []).filter((e) => (e.name !== 'WATCH_NAMESPACE' || e.valueFrom === undefined) && !SELF_CERT_ENV.includes(String(e.name)));
   const managerRole = objects.find((o) => o.apiVersion === RBAC && naming.suffix(o) === 'manager-role');
   return {
     replicas: (deployment?.spec as Obj | undefined)?.replicas ?? 1,
