@@ -1,7 +1,7 @@
 // The Helm chart of a --cert-provider self project: helm lint, then helm template's objects checked
 // against each other (every name the manager's self-certificate variables and its self-certificate roles
 // refer to is an object the release renders, under the release's names; no cert-manager object or toggle),
-// then installed on a real API server (envtest) where a manager running as the release's service account
+// then installed on a real API server (envtest: all of them through a server-side dry run) where a manager running as the release's service account
 // (a token of its own) makes the Secret the chart names and injects its CA into the release's webhook
 // configurations and conversion CRD.
 import { writeFileSync } from 'node:fs';
@@ -133,6 +133,11 @@ describe('generate helm on a --cert-provider self project', () => {
     try {
       const admin = createClient(env.kubeConfig);
       await admin.create(kinds.Namespace!, { metadata: { name: NS } } as Obj);
+      // Every rendered object is one the API server takes (server-side dry run).
+      const all = await helm(project.dir, 'template', RELEASE, chart(), '--namespace', NS);
+      const dryRun = await execa('kubectl', ['--kubeconfig', env.kubeconfigPath, 'apply', '--server-side', '--dry-run=server', '-f', '-'], { input: all.stdout, reject: false });
+      expect(dryRun.exitCode, dryRun.stderr).toBe(0);
+      expect(dryRun.stdout.trim().split('\n').length).toBe(objects.length);
       // What the manager needs here: its account, the self-certificate RBAC, the objects it patches.
       const install = objects.filter((o) => o.kind === 'ServiceAccount' || o.kind!.endsWith('WebhookConfiguration') || o.kind === 'CustomResourceDefinition'
         || (o.kind!.includes('Role') && o.metadata!.name!.includes('-webhook-cert-')));
