@@ -111,8 +111,17 @@ export function switchMainTs(tree: Tree, provider: CertProvider): void {
   if (!m) throw new OpgenError("cannot find the `import { ... } from '@opgen/runtime'` line", { file: MAIN }, 'import selfCertificateFromEnv from @opgen/runtime yourself');
   const names = m[1]!.split(',').map((s) => s.trim()).filter(Boolean).filter((n) => n !== 'selfCertificateFromEnv');
   if (provider === 'self') names.push('selfCertificateFromEnv');
-  next = next.replace(runtimeImport, `import { ${names.sort((a, b) => a.localeCompare(b)).join(', ')} } from '@opgen/runtime';`);
+  next = next.replace(runtimeImport, runtimeImportLine(names.sort((a, b) => a.localeCompare(b))));
   tree.write(MAIN, next);
+}
+
+/**
+ * The `@opgen/runtime` import as the scaffold's prettier (printWidth 120) lays it out: one line when it
+ * fits, otherwise one name per line with a trailing comma.
+ */
+function runtimeImportLine(names: string[]): string {
+  const line = `import { ${names.join(', ')} } from '@opgen/runtime';`;
+  return line.length <= 120 ? line : `import {\n${names.map((n) => `  ${n},\n`).join('')}} from '@opgen/runtime';`;
 }
 
 /** The partial texts `provider` put into config/default/kustomization.yaml for `targets` (for a switch). */
