@@ -5,8 +5,8 @@
 // panel target and each variable, variables resolved as Grafana does) must return at least one series:
 // every metric and label they name exists in the scrape, with the values Prometheus gives them. The
 // PrometheusRule's groups are loaded as a rule file and must all evaluate without an error.
-// Needs OPGEN_PROMETHEUS (the path `bash .ci/prometheus.sh` prints); .ci/run does not build Prometheus
-// (see docs/observability.md for the build's cost), so without it these tests are skipped, saying so.
+// Needs OPGEN_PROMETHEUS (the path `bash .ci/prometheus.sh` prints; .ci/run sets it); without it these
+// tests are skipped, saying so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectName } from '../../bench/dashboard/project.js';
 import { type DashboardRun, emptyQueries, queryDashboards, runSession, type Session } from '../../bench/dashboard/session.js';
