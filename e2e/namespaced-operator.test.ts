@@ -17,6 +17,7 @@ import { startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { renderKustomize } from '../src/kustomize/render.js';
 import { opgen as opgenIn } from '../src/testdata/cli.js';
 import { freePort, repoRoot, waitFor } from './helpers.js';
+import { writeServiceAccountKubeconfig } from '../src/testdata/service-account.js';
 
 const PROJECT = 'memcached-operator';
 const NS = `${PROJECT}-system`;
@@ -131,16 +132,7 @@ describe('a namespace-scoped operator on a real API server, as its service accou
     expect(applied.exitCode, applied.all).toBe(0);
     await admin.create(corev1.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OTHER } });
 
-    const token = await execa('kubectl', ['create', 'token', `${PROJECT}-controller-manager`, '-n', NS, '--kubeconfig', env.kubeconfigPath]);
-    saKubeconfig = join(work, 'sa.kubeconfig');
-    writeFileSync(saKubeconfig, stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'envtest', cluster: { server: env.server, 'certificate-authority-data': Buffer.from(env.caData).toString('base64') } }],
-      users: [{ name: 'manager', user: { token: token.stdout.trim() } }],
-      contexts: [{ name: 'manager', context: { cluster: 'envtest', user: 'manager' } }],
-      'current-context': 'manager',
-    }));
+    saKubeconfig = await writeServiceAccountKubeconfig(env, NS, `${PROJECT}-controller-manager`, work);
   }, 300_000);
 
   afterAll(async () => {

@@ -4,14 +4,14 @@
 // then installed on a real API server (envtest: all of them through a server-side dry run) where a manager running as the release's service account
 // (a token of its own) makes the Secret the chart names and injects its CA into the release's webhook
 // configurations and conversion CRD.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createManager, groupVersion, loadKubeConfig, selfCertificateFromEnv, silentLogger, type KubeObject } from '@opgen/runtime';
+import { createClient, createManager, groupVersion, selfCertificateFromEnv, silentLogger, type KubeObject } from '@opgen/runtime';
 import { eventually, startTestEnv } from '@opgen/runtime/envtest';
 import { helm, opgen, opgenOk, tempDir } from './helpers.js';
+import { serviceAccountKubeConfig } from '../../src/testdata/service-account.js';
 
 type Obj = KubeObject & Record<string, any>;
 const gv = (group: string, kind: string, namespaced = true) => groupVersion(group, 'v1').kind<Obj>(kind, { namespaced });
@@ -143,19 +143,7 @@ describe('generate helm on a --cert-provider self project', () => {
         || (o.kind!.includes('Role') && o.metadata!.name!.includes('-webhook-cert-')));
       for (const o of install) await admin.create(kinds[o.kind!]!, o);
       const sa = objects.find((o) => o.kind === 'ServiceAccount')!.metadata!.name!;
-      const token = (await execa('kubectl', ['--kubeconfig', env.kubeconfigPath, 'create', 'token', sa, '-n', NS])).stdout.trim();
-      const kubeconfigPath = join(project.dir, 'sa.kubeconfig');
-      writeFileSync(kubeconfigPath, JSON.stringify({
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
-        clusters: [{ name: 'envtest', cluster: { server: env.server, 'certificate-authority-data': Buffer.from(env.caData).toString('base64') } }],
-        users: [{ name: 'sa', user: { token } }],
-        contexts: [{ name: 'sa', context: { cluster: 'envtest', user: 'sa' } }],
-      }));
-      const saved = process.env.KUBECONFIG;
-      process.env.KUBECONFIG = kubeconfigPath;
-      const kubeConfig = await loadKubeConfig();
-      if (saved === undefined) delete process.env.KUBECONFIG;
-      else process.env.KUBECONFIG = saved;
+      const kubeConfig = await serviceAccountKubeConfig(env, NS, sa, project.dir);
 
       // The options as the scaffold's main.ts reads them, from the rendered Deployment's variables.
       const options = selfCertificateFromEnv(envOf(objects), join(project.dir, 'no-cert-dir'))!;

@@ -2,15 +2,14 @@
 // scaffolded project installed on a real API server (envtest), and a manager running as the project's
 // service account (a token of its own, nothing else bound) makes its Secret and injects the CA into the
 // webhook configurations and the conversion CRD; the same account may not touch another configuration.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createManager, groupVersion, loadKubeConfig, silentLogger, type Client, type KubeObject } from '@opgen/runtime';
+import { createClient, createManager, groupVersion, silentLogger, type Client, type KubeObject } from '@opgen/runtime';
 import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { opgenOk } from '../../testdata/cli.js';
 import { tempDir } from '../../testdata/files.js';
+import { serviceAccountKubeConfig } from '../../testdata/service-account.js';
 
 type Obj = KubeObject & Record<string, any>;
 const kinds = {
@@ -56,18 +55,7 @@ describe('--cert-provider self: the scaffold RBAC on a real API server', () => {
   });
 
   it('the manager as its service account makes the Secret and injects every CA bundle; nothing beyond its objects', async () => {
-    const token = (await execa('kubectl', ['--kubeconfig', env.kubeconfigPath, 'create', 'token', 'demo-controller-manager', '-n', 'demo-system'])).stdout.trim();
-    const kubeconfigPath = join(project.dir, 'sa.kubeconfig');
-    writeFileSync(kubeconfigPath, JSON.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
-      clusters: [{ name: 'envtest', cluster: { server: env.server, 'certificate-authority-data': Buffer.from(env.caData).toString('base64') } }],
-      users: [{ name: 'sa', user: { token } }],
-      contexts: [{ name: 'sa', context: { cluster: 'envtest', user: 'sa' } }],
-    }));
-    const saved = process.env.KUBECONFIG;
-    process.env.KUBECONFIG = kubeconfigPath;
-    const kubeConfig = await loadKubeConfig();
-    process.env.KUBECONFIG = saved;
+    const kubeConfig = await serviceAccountKubeConfig(env, 'demo-system', 'demo-controller-manager', project.dir);
 
     // The names the rendered Deployment gives the manager.
     const deployment = objects.find((o) => o.kind === 'Deployment')!;
