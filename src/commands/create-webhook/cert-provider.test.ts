@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
+import { opgen as opgenIn, opgenOk, type CliResult } from '../../testdata/cli.js';
 import { snapshot, tempDir } from '../../testdata/files.js';
 import { tscErrors } from '../../testdata/tsc.js';
 
@@ -27,11 +27,7 @@ beforeEach(() => ({ dir, cleanup } = tempDir('opgen-cert-provider-', 'demo')));
 afterEach(() => cleanup());
 
 const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
-async function ok(...argv: string[]): Promise<CliResult> {
-  const r = await opgen(...argv);
-  expect(r.code, `opgen ${argv.join(' ')}: ${r.stderr}`).toBe(0);
-  return r;
-}
+const ok = (...argv: string[]): Promise<CliResult> => opgenOk(dir, ...argv);
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 
 async function memcachedProject(): Promise<void> {
