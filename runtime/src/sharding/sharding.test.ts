@@ -1,5 +1,5 @@
-// Sharded replicas as real processes (the runtime compiled by tsc, run by node) against a real
-// kube-apiserver (envtest): every Guestbook is reconciled, never by two replicas at once (each replica
+// Sharded replicas as real processes (the runtime compiled by tsc, run by node) against the simulated
+// cluster (envtest's kube-apiserver + etcd with kube-controller-manager, kube-scheduler and kwok): every Guestbook is reconciled, never by two replicas at once (each replica
 // prints every reconcile with its identity, the object's resourceVersion and start/end times), when the
 // ring grows 3 → 5, loses a replica to SIGKILL, and shrinks to 2. Once with the API server's shard
 // selector (kube-apiserver 1.36 with --feature-gates=ShardedListAndWatch=true), once without it
@@ -122,7 +122,9 @@ function useCluster(gate: boolean, replicaEnv: Record<string, string> = {}) {
   const replicas = new Map<string, Replica>();
 
   beforeAll(async () => {
-    env = await startTestEnv({ crdPaths: [guestbookCrd], apiServerFlags: gate ? { 'feature-gates': 'ShardedListAndWatch=true' } : {} });
+    // The simulated cluster: kube-controller-manager (its garbage collector and namespace controller
+    // watch every object here too) and kwok beside the API server, as in a real cluster.
+    env = await startTestEnv({ crdPaths: [guestbookCrd], apiServerFlags: gate ? { 'feature-gates': 'ShardedListAndWatch=true' } : {}, simulatedCluster: true });
     client = createClient(env.kubeConfig);
     await client.create(Namespace, { metadata: { name: ns } });
   }, 120_000);
