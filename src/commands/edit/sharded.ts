@@ -5,7 +5,8 @@
 // config/manager/manager.yaml, and the shard Lease verbs in the leader-election Role, which a project
 // scaffolded by this opgen already grants.
 import { isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap } from 'yaml';
-import { ts } from 'ts-morph';
+import type { ts } from 'ts-morph';
+import { loadTypeScript } from '../../common/typescript-loader.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { renderPartial, type Tree } from '../../scaffold/index.js';
 
@@ -46,12 +47,14 @@ export function switchSharded(tree: Tree, on: boolean, replicas: number): string
 function setShardingOption(tree: Tree, on: boolean): string {
   const text = tree.read(MAIN);
   if (text === undefined) throw new OpgenError(`${MAIN} not found`, { file: MAIN }, 'restore it (opgen init writes it) to switch sharding');
-  const source = ts.createSourceFile(MAIN, text, ts.ScriptTarget.Latest, true);
-  const options = findCreateManagerOptions(source);
+  // Loaded here, not at the top: `opgen init` imports this file for --replicas alone.
+  const tsc = loadTypeScript();
+  const source = tsc.createSourceFile(MAIN, text, tsc.ScriptTarget.Latest, true);
+  const options = findCreateManagerOptions(tsc, source);
   if (!options) {
     throw new OpgenError('no createManager({ ... }) call with an object literal', { file: MAIN }, `pass ${on ? '`sharding: true`' : 'no `sharding` option'} to createManager by hand`);
   }
-  const existing = options.properties.find((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'sharding');
+  const existing = options.properties.find((p) => p.name !== undefined && tsc.isIdentifier(p.name) && p.name.text === 'sharding');
   if (!on) {
     if (!existing) return text;
     // The property with its leading comment lines, and its comma.
@@ -71,12 +74,12 @@ function setShardingOption(tree: Tree, on: boolean): string {
   return `${head}${rest.slice(0, eol + 1)}${renderPartial('main-sharding', {})}${rest.slice(eol + 1)}`;
 }
 
-function findCreateManagerOptions(node: ts.Node): ts.ObjectLiteralExpression | undefined {
-  if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'createManager') {
+function findCreateManagerOptions(tsc: typeof ts, node: ts.Node): ts.ObjectLiteralExpression | undefined {
+  if (tsc.isCallExpression(node) && tsc.isIdentifier(node.expression) && node.expression.text === 'createManager') {
     const arg = node.arguments[0];
-    return arg && ts.isObjectLiteralExpression(arg) ? arg : undefined;
+    return arg && tsc.isObjectLiteralExpression(arg) ? arg : undefined;
   }
-  return ts.forEachChild(node, findCreateManagerOptions);
+  return tsc.forEachChild(node, (child) => findCreateManagerOptions(tsc, child));
 }
 
 /** manager.yaml with the Deployment's replicas (and init's comment above it) as init renders them. */
