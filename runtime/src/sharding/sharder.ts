@@ -22,6 +22,9 @@ import { resourcePath } from '../transport/index.js';
 import { setTimer } from '../internal/timers/index.js';
 import { fnv1a64, type HashRing } from './ring.js';
 
+/** Why the sharder wrote a label (the reason label of opgen_sharding_labels_written_total). */
+export type ShardLabelReason = 'assign' | 'drain' | 'reassign' | 'owned';
+
 /** What the sharder needs from its replica's Sharding. */
 export interface SharderHost {
   readonly shardLabel: string;
@@ -32,10 +35,8 @@ export interface SharderHost {
   readonly kinds: ReadonlyMap<string, ResourceKind>;
   readonly owned: ReadonlyMap<string, { kind: ResourceKind; owners: ResourceKind[] }>;
   readonly namespaces?: string[];
-  written(kind: string, reason: 'assign' | 'drain' | 'reassign' | 'owned'): void;
+  written(kind: string, reason: ShardLabelReason): void;
 }
-
-type Reason = 'assign' | 'drain' | 'reassign' | 'owned';
 
 /** Only what the sharder reads: the cost of its watch is the objects' transfer, not their memory. */
 function metadataOnly(obj: KubeObject): KubeObject {
@@ -49,7 +50,7 @@ export class Sharder {
   private readonly children = new Map<string, Set<string>>();
   private readonly queue = new Set<string>();
   private wake?: () => void;
-  private readonly counts: Record<Reason, number> = { assign: 0, drain: 0, reassign: 0, owned: 0 };
+  private readonly counts: Record<ShardLabelReason, number> = { assign: 0, drain: 0, reassign: 0, owned: 0 };
 
   constructor(
     private readonly host: SharderHost,
@@ -109,7 +110,7 @@ export class Sharder {
       await Promise.all(batch.map((key) => this.process(key, signal).catch((err: unknown) => this.failed(key, err, signal))));
       if (this.queue.size === 0 || performance.now() - lastLog > 10_000) {
         if (Object.values(this.counts).some((n) => n > 0)) this.log.info('sharder wrote shard labels', { ...this.counts, pending: this.queue.size });
-        for (const r of Object.keys(this.counts) as Reason[]) this.counts[r] = 0;
+        for (const r of Object.keys(this.counts) as ShardLabelReason[]) this.counts[r] = 0;
         lastLog = performance.now();
       }
     }
@@ -205,7 +206,7 @@ export class Sharder {
    * conditional on the resourceVersion the sharder saw: a change since then is a conflict, and the
    * change's own event brings the object back.
    */
-  private async label(k: string, obj: KubeObject, member: string, drain: boolean, reason: Reason, signal: AbortSignal): Promise<void> {
+  private async label(k: string, obj: KubeObject, member: string, drain: boolean, reason: ShardLabelReason, signal: AbortSignal): Promise<void> {
     const kind = this.host.kinds.get(k) ?? this.host.owned.get(k)!.kind;
     const labels: Record<string, string | null> = { [this.host.shardLabel]: member };
     if (this.host.kinds.has(k)) labels[this.host.drainLabel] = drain ? 'true' : null;
