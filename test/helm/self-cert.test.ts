@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createManager, groupVersion, selfCertificateFromEnv, silentLogger, type KubeObject } from '@opgen/runtime';
 import { eventually, startTestEnv } from '@opgen/runtime/envtest';
 import { helm, opgen, opgenOk, tempDir } from './helpers.js';
+import { selfCertMemcachedProject } from '../../src/testdata/memcached-project.js';
 import { serviceAccountKubeConfig } from '../../src/testdata/service-account.js';
 
 type Obj = KubeObject & Record<string, any>;
@@ -48,11 +49,7 @@ describe('generate helm on a --cert-provider self project', () => {
 
   beforeAll(async () => {
     const dir = project.dir;
-    await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
-    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached');
-    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false');
-    await opgenOk(dir, 'create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1', '--cert-provider', 'self');
-    await opgenOk(dir, 'generate');
+    await selfCertMemcachedProject(dir);
     await opgenOk(dir, 'generate', 'helm');
   }, 240_000);
   afterAll(() => project.cleanup());

@@ -9,6 +9,7 @@ import { createClient, createManager, groupVersion, silentLogger, type Client, t
 import { eventually, startTestEnv, type TestEnv } from '@opgen/runtime/envtest';
 import { opgenOk } from '../../testdata/cli.js';
 import { tempDir } from '../../testdata/files.js';
+import { selfCertMemcachedProject } from '../../testdata/memcached-project.js';
 import { serviceAccountKubeConfig } from '../../testdata/service-account.js';
 
 type Obj = KubeObject & Record<string, any>;
@@ -32,11 +33,7 @@ describe('--cert-provider self: the scaffold RBAC on a real API server', () => {
   let objects: Obj[];
   beforeAll(async () => {
     const dir = project.dir;
-    await opgenOk(dir, 'init', '--domain', 'example.com', '--skip-install');
-    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached');
-    await opgenOk(dir, 'create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false');
-    await opgenOk(dir, 'create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', '--defaulting', '--programmatic-validation', '--conversion', '--spoke', 'v1beta1', '--cert-provider', 'self');
-    await opgenOk(dir, 'generate');
+    await selfCertMemcachedProject(dir);
     const built = await execa('kubectl', ['kustomize', 'config/default'], { cwd: dir });
     objects = parseAllDocuments(built.stdout).map((d) => d.toJS() as Obj);
     env = await startTestEnv({});

@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opgen as opgenIn, opgenOk, type CliResult } from '../../testdata/cli.js';
+import { memcachedProject as memcachedProjectIn } from '../../testdata/memcached-project.js';
 import { snapshot, tempDir } from '../../testdata/files.js';
 import { tscErrors } from '../../testdata/tsc.js';
 
@@ -30,11 +31,7 @@ const opgen = (...argv: string[]): Promise<CliResult> => opgenIn(dir, ...argv);
 const ok = (...argv: string[]): Promise<CliResult> => opgenOk(dir, ...argv);
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 
-async function memcachedProject(): Promise<void> {
-  await ok('init', '--domain', 'example.com', '--skip-install');
-  await ok('create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached');
-  await ok('create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false');
-}
+const memcachedProject = (): Promise<void> => memcachedProjectIn(dir);
 
 async function kustomize(path: string): Promise<K8sObject[]> {
   const r = await execa('kubectl', ['kustomize', path], { cwd: dir, reject: false });

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opgen as opgenIn, opgenOk, type CliResult } from '../../testdata/cli.js';
 import { parseProject } from '../../project/index.js';
 import { snapshot as files, tempDir } from '../../testdata/files.js';
+import { memcachedProject as memcachedProjectIn } from '../../testdata/memcached-project.js';
 
 
 let dir: string;
@@ -22,12 +23,7 @@ const ok = (...argv: string[]): Promise<CliResult> => opgenOk(dir, ...argv);
 
 const read = (path: string): string => readFileSync(join(dir, path), 'utf8');
 
-/** A project with Memcached v1 (with controller) and v1beta1 (types only). */
-async function memcachedProject(): Promise<void> {
-  await ok('init', '--domain', 'example.com', '--skip-install');
-  await ok('create', 'api', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached');
-  await ok('create', 'api', '--group', 'cache', '--version', 'v1beta1', '--kind', 'Memcached', '--controller=false');
-}
+const memcachedProject = (): Promise<void> => memcachedProjectIn(dir);
 
 const webhook = (...flags: string[]): Promise<CliResult> => opgen('create', 'webhook', '--group', 'cache', '--version', 'v1', '--kind', 'Memcached', ...flags);
 
