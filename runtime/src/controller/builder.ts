@@ -4,7 +4,7 @@ import type { KubeObject, OwnerReference } from '../api/types.js';
 import type { Cache } from '../cache/cache.js';
 import { getControllerOf, groupOf } from '../helpers/owner-references.js';
 import type { Logger } from '../log/index.js';
-import type { RuntimeMetrics } from '../metrics/index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { instrumentReconciler } from '../tracing/instrument.js';
 import type { Tracer } from '../tracing/tracer.js';
 import type { Reconciler, Request } from '../reconcile/index.js';

@@ -12,7 +12,7 @@ import type { KubeObject } from '../api/types.js';
 import type { EventHandlers, Informer } from '../cache/informer.js';
 import { isForbidden } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
-import type { RuntimeMetrics } from '../metrics/index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { setTimer, timeoutSignal } from '../internal/timers/index.js';
 import { isTerminal, ReconciliationTimeoutError, requestFromKey, requestKey, type Reconciler, type Request, type Result } from '../reconcile/index.js';
 import { LowPriority, WorkQueue } from '../workqueue/queue.js';

@@ -15,7 +15,7 @@ import { sleep, timeoutSignal } from '../internal/timers/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { type Lease, LeaseClient, type LeaseSpec } from './internal/lease-client.js';
-import type { RequestObserver } from '../tracing/instrument.js';
+import type { RequestObserver } from '../transport/observer.js';
 
 export interface LeaderElectionConfig {
   kubeConfig: KubeConfigLike;

@@ -4,7 +4,7 @@
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { LeaderElector } from '../leaderelection/index.js';
 import type { Logger } from '../log/index.js';
-import type { RequestObserver } from '../tracing/instrument.js';
+import type { RequestObserver } from '../transport/observer.js';
 
 export interface LeadershipOptions {
   kubeConfig: KubeConfigLike;

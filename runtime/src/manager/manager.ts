@@ -18,8 +18,9 @@ import type { Controller, ControllerDefaults } from '../controller/controller.js
 import { createEventRecorder, type EventRecorder } from '../events/index.js';
 import { startProbeServer, type Check } from '../healthz/index.js';
 import { createLogger, type Logger } from '../log/index.js';
-import { RuntimeMetrics, startMetricsServer } from '../metrics/index.js';
-import { Observability } from '../metrics/observability.js';
+import { RuntimeMetrics } from '../metrics/runtime-metrics.js';
+import { startMetricsServer } from '../metrics/server/server.js';
+import { Observability } from './observability.js';
 import type { Tracer } from '../tracing/tracer.js';
 import { loadKubeConfig, type KubeConfigLike } from '../kubeconfig/index.js';
 import { defaultServiceAccountDir } from '../kubeconfig/index.js';

@@ -27,7 +27,7 @@ import { kindKey } from '../cache/cache.js';
 import { setTimer, sleep, timeoutSignal } from '../internal/timers/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import type { Logger } from '../log/index.js';
-import type { RuntimeMetrics } from '../metrics/index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { Result, type Reconciler } from '../reconcile/index.js';
 import { resourcePath, Transport } from '../transport/index.js';
 import type { Runnable } from '../manager/runnable.js';

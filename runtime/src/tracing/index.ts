@@ -4,4 +4,5 @@ export {
 } from './tracer.js';
 export { OtlpHttpExporter, otlpTraceRequest, type OtlpHttpExporterOptions } from './otlp.js';
 export { tracerFromEnv, tracingConfig, type TracingConfig, type Env } from './env.js';
-export { instrumentReconciler, requestObserver, isPanic, type RequestObserver, type RequestObservation, type InstrumentOptions } from './instrument.js';
+export { instrumentReconciler, requestObserver, isPanic, type InstrumentOptions } from './instrument.js';
+export type { RequestObserver, RequestObservation } from '../transport/observer.js';

@@ -2,21 +2,10 @@
 // controller-runtime's per-controller series, and the observer the transport calls around each request
 // (rest_client_requests_total, a client span under the active reconcile span, the W3C traceparent).
 import type { ResourceKind } from '../api/kind.js';
-import type { ControllerMetrics, ReconcileResult, RuntimeMetrics } from '../metrics/index.js';
+import type { ControllerMetrics, ReconcileResult, RuntimeMetrics } from '../metrics/runtime-metrics.js';
 import { isTerminal, type Reconciler, type Result } from '../reconcile/index.js';
+import type { RequestObserver } from '../transport/observer.js';
 import { SpanKind, traceparent, type Span, type Tracer } from './tracer.js';
-
-/** What the transport reports around one HTTP request. */
-export interface RequestObserver {
-  /** A request is about to be sent; the headers returned go with it. */
-  begin(method: string, url: URL): RequestObservation | undefined;
-}
-
-export interface RequestObservation {
-  headers?: Record<string, string>;
-  /** The answer's HTTP status, or undefined when none came (connection error, abort). */
-  end(status: number | undefined): void;
-}
 
 /**
  * The observer of a manager's transport: counts every request as client-go's rest_client_requests_total

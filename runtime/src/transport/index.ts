@@ -4,3 +4,4 @@
 export { Transport, type Query, type RequestOptions, type TransportOptions, type WatchEvent } from './transport.js';
 export { ApiError, toApiError, type Status } from './api-error.js';
 export { describe, formatLabelSelector, resourcePath } from './paths.js';
+export type { RequestObserver, RequestObservation } from './observer.js';

@@ -12,7 +12,7 @@ import { setTimer, type Timer } from '../internal/timers/index.js';
 import { toApiError } from './api-error.js';
 import { AgentPool } from './agent-pool.js';
 import { proxyForCluster } from './proxy-env.js';
-import type { RequestObserver } from '../tracing/instrument.js';
+import type { RequestObserver } from './observer.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CertWatcher, selfSignedCertificate } from '../internal/serving/cert-watcher.js';
 import { bindAddressOf, serveUntilAborted, type CertificateSource } from '../internal/serving/http-server.js';
 import { createLogger, type Logger } from '../log/index.js';
-import type { RuntimeMetrics, WebhookMetrics } from '../metrics/index.js';
+import type { RuntimeMetrics, WebhookMetrics } from '../metrics/runtime-metrics.js';
 import { isPanic } from '../tracing/instrument.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { SelfCertificateProvider } from './certprovider/provider.js';

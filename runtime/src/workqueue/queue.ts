@@ -8,7 +8,7 @@
 //   delay makes a held-back item ready at once (its wait merges into it, as controller-runtime does).
 // One difference comes from Node's single thread: an item added again while it was being processed
 // is queued again only after a short grace and an I/O poll (see done()).
-import type { WorkqueueMetrics } from '../metrics/index.js';
+import type { WorkqueueMetrics } from '../metrics/runtime-metrics.js';
 import { setTimer, type Timer } from '../internal/timers/index.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 

@@ -1,7 +1,7 @@
 import type { Lease } from '../../api/builtins.js';
 import { Transport } from '../../transport/index.js';
 import type { KubeConfigLike } from '../../kubeconfig/index.js';
-import type { RequestObserver } from '../../tracing/instrument.js';
+import type { RequestObserver } from '../../transport/observer.js';
 
 export type { Lease };
 /** The coordination.k8s.io/v1 LeaseSpec fields leader election uses (times are MicroTime strings). */

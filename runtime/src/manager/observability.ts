@@ -9,9 +9,10 @@ import { createEventRecorder, type EventRecorder, type SeriesEventRecorder } fro
 import type { Writer } from '../client/client.js';
 import type { Logger } from '../log/index.js';
 import { tracerFromEnv } from '../tracing/env.js';
-import { requestObserver, type RequestObserver } from '../tracing/instrument.js';
+import { requestObserver } from '../tracing/instrument.js';
+import type { RequestObserver } from '../transport/observer.js';
 import type { Tracer } from '../tracing/tracer.js';
-import type { RuntimeMetrics } from './index.js';
+import type { RuntimeMetrics } from '../metrics/runtime-metrics.js';
 
 export interface ObservabilityOptions {
   metrics: RuntimeMetrics;
