@@ -9,6 +9,8 @@ import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { cloneObject } from './clone.js';
 import { Informer, type InformerOptions } from './informer.js';
+import { ServedKinds } from './served-kinds.js';
+import { AbortFanout } from '../internal/abort/index.js';
 import type { IndexFunc } from './store.js';
 
 export interface CacheOptions {
@@ -22,6 +24,8 @@ export interface CacheOptions {
   watchIdleTimeoutMs?: number;
   /** Sharding: which of a kind's objects this replica caches (InformerOptions.shard); undefined for all. */
   shardFor?: (kind: ResourceKind) => InformerOptions['shard'];
+  /** How often discovery is polled while an optional watch waits for its kind (followKind); default 10 s. */
+  servedKindsPollMs?: number;
   log: Logger;
 }
 
@@ -63,15 +67,20 @@ export function kindKey(kind: ResourceKind): string {
 export class Cache implements Reader {
   private readonly informers = new Map<string, Informer>();
   private runningSignal?: AbortSignal;
+  /** One listener on the running signal for all informers, each of which can also be stopped alone. */
+  private fanout?: AbortFanout;
   private readonly running: Promise<void>[] = [];
-  private readonly startedInformers = new Set<Informer>();
+  private readonly startedInformers = new Map<Informer, { abort(): void; release(): void }>();
+  private readonly servedKinds: ServedKinds;
   /** Started with `lazy` and not yet startAll(): an informer starts on its first read only. */
   private lazy = false;
 
   constructor(
     private readonly transport: Transport,
     private readonly opts: CacheOptions,
-  ) {}
+  ) {
+    this.servedKinds = new ServedKinds(transport, opts.log, opts.servedKindsPollMs);
+  }
 
   /** The shared informer for `kind`, created on first use (and started at once if the cache runs). */
   informerFor<T extends KubeObject>(kind: ResourceKind<T>): Informer<T> {
@@ -98,6 +107,7 @@ export class Cache implements Reader {
   async start(signal: AbortSignal, opts: { lazy?: boolean } = {}): Promise<void> {
     if (this.runningSignal) throw new Error('cache already started');
     this.runningSignal = signal;
+    this.fanout = new AbortFanout(signal);
     this.lazy = opts.lazy ?? false;
     if (!this.lazy) for (const informer of this.informers.values()) this.startInformer(informer);
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
@@ -127,9 +137,49 @@ export class Cache implements Reader {
 
   /** Runs `informer` until the cache stops, once; before start() it is only remembered (start() runs it). */
   private startInformer(informer: Informer): void {
-    if (!this.runningSignal || this.startedInformers.has(informer)) return;
-    this.startedInformers.add(informer);
-    this.running.push(this.runInformer(informer, this.runningSignal));
+    if (!this.fanout || this.startedInformers.has(informer)) return;
+    const stop = this.fanout.child();
+    this.startedInformers.set(informer, stop);
+    const run = this.runInformer(informer, stop.signal);
+    this.running.push(run);
+    // An informer stopped alone (its kind no longer served) leaves nothing behind.
+    void run.then(() => {
+      stop.release();
+      if (this.informers.get(kindKey(informer.kind)) !== informer) {
+        this.startedInformers.delete(informer);
+        this.running.splice(this.running.indexOf(run), 1);
+      }
+    });
+  }
+
+  /**
+   * Follows whether the API server serves `kind` (discovery, polled every servedKindsPollMs): served()
+   * gets the kind's shared informer, started, once the kind is served (at once when it is now); gone()
+   * is called when it no longer is, after which the informer is stopped and dropped unless another
+   * follower still has handlers on it. `served` resolves with the first state found. controllerFor(…)
+   * .watches(kind, map, { optional: true }) is built on it.
+   */
+  followKind<T extends KubeObject>(kind: ResourceKind<T>, cb: { served(informer: Informer<T>): void; gone(informer: Informer<T>): void }): { served: Promise<boolean>; stop(): void } {
+    let current: Informer<T> | undefined;
+    return this.servedKinds.follow(kind, (served) => {
+      if (served) {
+        current = this.informerFor(kind);
+        cb.served(current);
+        return;
+      }
+      const informer = current!;
+      current = undefined;
+      cb.gone(informer);
+      this.dropIfUnused(informer as unknown as Informer);
+    });
+  }
+
+  /** Stops and forgets an informer nothing listens to any more (the next informerFor makes a fresh one). */
+  private dropIfUnused(informer: Informer): void {
+    const key = kindKey(informer.kind);
+    if (informer.handlerCount > 0 || this.informers.get(key) !== informer) return;
+    this.informers.delete(key);
+    this.startedInformers.get(informer)?.abort();
   }
 
   async get<T extends KubeObject>(kind: ResourceKind<T>, key: ObjectKey, opts: GetOptions = {}): Promise<T> {

@@ -11,6 +11,7 @@ import type { Transport } from '../transport/index.js';
 import { withTypeMeta } from '../client/client.js';
 import { setRepeatingTimer, setTimer, type Timer } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
+import { AbortFanout } from '../internal/abort/index.js';
 import { type IndexFunc, MemoryStore, objectKey, type Store } from './store.js';
 
 export interface EventHandlers<T extends KubeObject = KubeObject> {
@@ -104,6 +105,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.handlers = this.handlers.filter((x) => x !== h);
   }
 
+  /** How many handlers are attached. */
+  get handlerCount(): number {
+    return this.handlers.length;
+  }
+
   hasSynced(): boolean {
     return this.reflectors.every((r) => r.synced);
   }
@@ -140,9 +146,13 @@ export class Informer<T extends KubeObject = KubeObject> {
       }, period * (0.9 + Math.random() * 0.2));
     };
     if (period > 0) schedule();
+    // Each reflector listens to a signal of its own: one namespace per reflector must not mean one more
+    // listener per namespace (and per request in flight) on the signal the caller shares.
+    const fanout = new AbortFanout(signal);
     try {
-      await Promise.all(this.reflectors.map((r) => r.run(signal)));
+      await Promise.all(this.reflectors.map((r) => r.run(fanout.child().signal)));
     } finally {
+      fanout.close();
       timer?.clear();
     }
   }

@@ -40,6 +40,17 @@ export interface WatchOptions {
   predicates?: Predicate[];
 }
 
+/** Options of owns() and watches(). */
+export interface DependentWatchOptions<O extends KubeObject = KubeObject> {
+  predicates?: Predicate<O>[];
+  /**
+   * The kind may not be served (its CRD not installed): the watch starts when discovery shows the kind
+   * and stops when it goes, and the controller does not wait for it (Cache.followKind). A kind that is
+   * not optional and not served keeps the controller from starting (its cache never syncs).
+   */
+  optional?: boolean;
+}
+
 /** Per-controller options (ControllerDefaults: usePriorityQueue, reconciliationTimeoutMs). */
 export interface ControllerBuilderOptions extends ControllerDefaults {
   maxConcurrentReconciles?: number;
@@ -48,9 +59,9 @@ export interface ControllerBuilderOptions extends ControllerDefaults {
 
 export interface ControllerBuilder<T extends KubeObject = KubeObject> {
   /** Events of `kind` objects enqueue their controller owner when it is of the `for` kind. */
-  owns(kind: ResourceKind, opts?: WatchOptions): this;
+  owns(kind: ResourceKind, opts?: DependentWatchOptions): this;
   /** Events of `kind` objects enqueue whatever `map` returns. */
-  watches<O extends KubeObject>(kind: ResourceKind<O>, map: (obj: O) => Request[], opts?: { predicates?: Predicate<O>[] }): this;
+  watches<O extends KubeObject>(kind: ResourceKind<O>, map: (obj: O) => Request[], opts?: DependentWatchOptions<O>): this;
   /** Predicates applied to every watch of this controller. */
   withEventFilter(...p: Predicate[]): this;
   /** The controller's name in logs and metrics; default the lower-cased kind. Must be unique. */
@@ -63,6 +74,7 @@ interface Watch {
   kind: ResourceKind;
   predicates: Predicate[];
   toRequests: (obj: KubeObject) => Request[];
+  optional?: boolean;
 }
 
 export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
@@ -80,12 +92,13 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     this.watchList.push({ kind: forKind, predicates: forOpts.predicates ?? [], toRequests: (obj) => [requestFor(obj)] });
   }
 
-  owns(kind: ResourceKind, opts: WatchOptions = {}): this {
+  owns(kind: ResourceKind, opts: DependentWatchOptions = {}): this {
     const owner = this.forKind;
     this.host.shardOwned?.(owner, kind);
     this.watchList.push({
       kind,
       predicates: opts.predicates ?? [],
+      optional: opts.optional,
       toRequests: (obj) => {
         const ref = getControllerOf(obj);
         if (!ref || !refersTo(ref, owner)) return [];
@@ -95,8 +108,8 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     return this;
   }
 
-  watches<O extends KubeObject>(kind: ResourceKind<O>, map: (obj: O) => Request[], opts: { predicates?: Predicate<O>[] } = {}): this {
-    this.watchList.push({ kind, predicates: (opts.predicates ?? []) as Predicate[], toRequests: map as (obj: KubeObject) => Request[] });
+  watches<O extends KubeObject>(kind: ResourceKind<O>, map: (obj: O) => Request[], opts: DependentWatchOptions<O> = {}): this {
+    this.watchList.push({ kind, predicates: (opts.predicates ?? []) as Predicate[], toRequests: map as (obj: KubeObject) => Request[], optional: opts.optional });
     return this;
   }
 
@@ -123,7 +136,8 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
     if (!/^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/i.test(name)) throw new Error(`controller name "${name}" must be alphanumeric with - _ or . inside`);
     this.host.claimControllerName(name);
 
-    const sources = this.watchList.map((w) => ({ informer: this.host.cache.informerFor(w.kind), handlers: this.handlersFor(w, () => controller) }));
+    const sources = this.watchList.filter((w) => !w.optional).map((w) => ({ informer: this.host.cache.informerFor(w.kind), handlers: this.handlersFor(w, () => controller) }));
+    const optionalSources = this.watchList.filter((w) => w.optional).map((w) => ({ kind: w.kind, handlers: this.handlersFor(w, () => controller) }));
     const o = { ...this.host.controllerDefaults, ...this.options };
     const controller: Controller = new Controller({
       name,
@@ -132,10 +146,13 @@ export class Builder<T extends KubeObject> implements ControllerBuilder<T> {
         controller: name, kind: this.forKind, maxConcurrentReconciles: Math.max(1, o.maxConcurrentReconciles ?? 1), metrics: this.host.metrics, tracer: this.host.tracer,
       }),
       sources,
+      optionalSources,
+      followKind: (kind, cb) => this.host.cache.followKind(kind, cb),
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       rateLimiter: o.rateLimiter,
       usePriorityQueue: o.usePriorityQueue,
       reconciliationTimeoutMs: o.reconciliationTimeoutMs,
+      cacheSyncTimeoutMs: o.cacheSyncTimeoutMs,
       syncPeriodMs: this.host.syncPeriodMs,
       log: this.host.log.child({ controllerGroup: this.forKind.group, controllerKind: this.forKind.kind }),
       metrics: this.host.metrics,

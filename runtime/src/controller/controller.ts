@@ -8,7 +8,9 @@
 // sync period so they do not arrive as one burst.
 import { randomUUID } from 'node:crypto';
 import { NamespaceNotWatchedError } from '../cache/cache.js';
+import type { ResourceKind } from '../api/kind.js';
 import type { KubeObject } from '../api/types.js';
+import { AbortFanout } from '../internal/abort/index.js';
 import type { EventHandlers, Informer } from '../cache/informer.js';
 import { isForbidden } from '../client/errors.js';
 import type { Logger } from '../log/index.js';
@@ -40,6 +42,15 @@ export interface Source {
   handlers: SourceHandlers;
 }
 
+/** A watch of a kind that may not be served: attached when it is, detached when it goes (Cache.followKind). */
+export interface OptionalSource {
+  kind: ResourceKind;
+  handlers: SourceHandlers;
+}
+
+/** How optional sources learn that their kind is served (Cache.followKind). */
+export type FollowKind = (kind: ResourceKind, cb: { served(informer: Informer): void; gone(informer: Informer): void }) => { served: Promise<boolean>; stop(): void };
+
 /** How a request is queued. */
 export interface EnqueueOptions {
   /** Higher is reconciled first; default 0 (a real change). */
@@ -60,6 +71,8 @@ export interface ControllerDefaults {
    * and is retried with backoff.
    */
   reconciliationTimeoutMs?: number;
+  /** How long to wait for the caches before giving up (the manager then stops); default 2 minutes, as controller-runtime. */
+  cacheSyncTimeoutMs?: number;
 }
 
 export interface ControllerOptions extends ControllerDefaults {
@@ -67,14 +80,15 @@ export interface ControllerOptions extends ControllerDefaults {
   reconciler: Reconciler;
   /** Attached at start(); each informer's first list must be in memory before workers start. */
   sources: Source[];
+  /** Watches of kinds that may not be served; need followKind. The controller waits only for those served at start. */
+  optionalSources?: OptionalSource[];
+  followKind?: FollowKind;
   maxConcurrentReconciles?: number;
   rateLimiter?: RateLimiter;
   log: Logger;
   metrics?: RuntimeMetrics;
   /** Aborted when in-flight reconciles must give up (the shutdown deadline passed, or leadership was lost). */
   hardStop?: AbortSignal;
-  /** How long to wait for the caches before giving up; default 2 minutes, as controller-runtime. */
-  cacheSyncTimeoutMs?: number;
   /** The namespaces the manager watches (WATCH_NAMESPACE), for the hint when access is denied; undefined = all. */
   watchedNamespaces?: readonly string[];
   /**
@@ -171,28 +185,81 @@ export class Controller {
     if (signal.aborted) this.queue.shutDown();
     this.log.info('starting controller', { workerCount: this.workers });
     // Objects already cached are replayed to onAdd, so nothing listed before now is missed.
-    const attached = this.opts.sources.map((s) => ({ informer: s.informer, handlers: this.forInformer(s) }));
-    this.replaying = true;
+    const attached = new Set<{ informer: Informer; handlers: EventHandlers }>();
+    const attach = (s: Source) => {
+      const a = { informer: s.informer, handlers: this.forInformer(s) };
+      attached.add(a);
+      this.replaying = true;
+      try {
+        a.informer.addEventHandler(a.handlers);
+      } finally {
+        this.replaying = false;
+      }
+      return a;
+    };
+    for (const s of this.opts.sources) attach(s);
+    const follows = (this.opts.optionalSources ?? []).map((s) => this.follow(s, attach, attached));
     try {
-      for (const a of attached) a.informer.addEventHandler(a.handlers);
-    } finally {
-      this.replaying = false;
-    }
-    try {
+      const servedAtStart = await Promise.all(follows.map((f) => f.served));
+      const waitFor = [...attached].map((a) => ({ informer: a.informer, name: a.informer.kind.kind }));
       const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
-      const syncAbort = AbortSignal.any([signal, timeoutSignal(timeoutMs)]);
-      const synced = await Promise.all(this.opts.sources.map((s) => s.informer.waitForSync(syncAbort)));
+      // One listener on the deadline for all the informers, however many kinds are watched.
+      const syncAbort = new AbortFanout(AbortSignal.any([signal, timeoutSignal(timeoutMs)]));
+      let synced: boolean[];
+      try {
+        synced = await Promise.all(waitFor.map((w) => w.informer.waitForSync(syncAbort.child().signal)));
+      } finally {
+        syncAbort.close();
+      }
       if (signal.aborted) return;
-      if (!synced.every(Boolean)) throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for caches to sync`);
+      if (!synced.every(Boolean)) {
+        const stalled = waitFor.filter((_, i) => !synced[i]).map((w) => w.name);
+        throw new Error(`controller ${this.name}: timed out after ${timeoutMs} ms waiting for the caches of ${stalled.join(', ')} to sync (is each kind served, i.e. its CRD installed, and may the operator list and watch it? A kind that may be absent can be watched with { optional: true })`);
+      }
+      if (servedAtStart.length > 0) this.log.debug('optional watches', { served: servedAtStart.filter(Boolean).length, waiting: servedAtStart.filter((s) => !s).length });
       const workers = Array.from({ length: this.workers }, () => this.work());
       await Promise.all(workers);
       this.log.info('all workers finished');
     } finally {
       // The informers are shared and outlive this controller: a stopped controller must not keep
       // mapping their events into a queue nobody reads (nor keep itself reachable from them).
+      for (const f of follows) f.stop();
       for (const a of attached) a.informer.removeEventHandler(a.handlers);
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * An optional source: attached once its kind is served, detached when the kind goes. Which kind is
+   * skipped and why is said once, at info level, as is each later change.
+   */
+  private follow(s: OptionalSource, attach: (s: Source) => { informer: Informer; handlers: EventHandlers }, attached: Set<{ informer: Informer; handlers: EventHandlers }>): { served: Promise<boolean>; stop(): void } {
+    if (!this.opts.followKind) throw new Error(`controller ${this.name}: optional watches need followKind`);
+    const what = { kind: s.kind.kind, apiVersion: s.kind.apiVersion };
+    let current: { informer: Informer; handlers: EventHandlers } | undefined;
+    let started = false;
+    const follow = this.opts.followKind(s.kind, {
+      served: (informer) => {
+        if (current) return;
+        current = attach({ informer, handlers: s.handlers });
+        if (started) this.log.info('optional watch started: the kind is served now', what);
+      },
+      gone: () => {
+        if (!current) return;
+        current.informer.removeEventHandler(current.handlers);
+        attached.delete(current);
+        current = undefined;
+        this.log.info('optional watch stopped: the kind is no longer served', what);
+      },
+    });
+    return {
+      served: follow.served.then((served) => {
+        started = true;
+        if (!served) this.log.info(`not watching ${s.kind.kind} (${s.kind.apiVersion}) yet: the API server does not serve it (is its CRD installed?); the watch starts when it does`, what);
+        return served;
+      }),
+      stop: follow.stop,
+    };
   }
 
   /** The informer-side handlers of a source: onAdd learns whether the object is from the initial list. */

@@ -98,6 +98,8 @@ export interface ManagerOptions {
    * stripManagedFields to keep the saving); null caches objects exactly as the server sends them.
    */
   cacheTransform?: ((obj: KubeObject) => KubeObject) | null;
+  /** How often discovery is asked whether the kind of an optional watch is served yet (or still); default 10 s. */
+  servedKindsPollMs?: number;
   /** How often every cached object is reconciled again even without a change; default 10 hours, 0 disables. */
   syncPeriodMs?: number;
   /**
@@ -207,6 +209,7 @@ class ControllerManager implements Manager, ControllerHost {
       namespaces: opts.namespaces,
       transform: opts.cacheTransform === undefined ? stripManagedFields : (opts.cacheTransform ?? undefined),
       resyncPeriodMs: opts.syncPeriodMs ?? 10 * 60 * 60 * 1000,
+      servedKindsPollMs: opts.servedKindsPollMs,
       log: this.log.child({ logger: 'cache' }),
       shardFor: this.sharding && ((kind) => this.sharding!.shardFor(kind)),
     });
