@@ -16,6 +16,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'runtime/src/**/*.test.ts', 'test/**/*.test.ts', 'e2e/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/file-cpu.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     pool: 'forks',
     maxWorkers: 2,
