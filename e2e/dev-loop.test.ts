@@ -2,13 +2,14 @@
 // envtest's API server: CRDs applied first, the operator reconciling, a source edit → reconciling again
 // (timed, printed as `dev-loop: edit -> reconciling again: N ms`, reported in docs/dev-loop.md), a type
 // error reported without holding up the restart, code that does not parse kept out, a types edit → the
-// CRD re-applied, clean exit; --cluster; and the one-line refusal of webhooks against an API server that
+// CRD re-applied, clean exit; every way an editor saves (in place, rename over, JetBrains' safe write,
+// delete and recreate, a new folder) → the new code runs, read from what the operator writes; --cluster; and the one-line refusal of webhooks against an API server that
 // is not on this machine.
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -126,6 +127,9 @@ describe('opgen dev', () => {
       const refused = await waitForLog(/^dev: not restarted: the operator keeps running the previous code until the file parses$/, mark);
       expect(log.slice(mark, refused).join('\n')).toMatch(new RegExp(`^dev: src/controller/memcached-controller\\.ts:${line}:24: error TS1109: Expression expected\\.$`, 'm'));
       expect(log.slice(mark, refused).some((l) => l.startsWith('dev: restarted in '))).toBe(false);
+      // The type check finds the same error; it does not claim the transpiled code runs.
+      await waitForLog(/^dev: type check: 1 error \(not restarted: src\/controller\/memcached-controller\.ts does not parse; the operator runs the previous code\)$/, mark);
+      expect(log.slice(mark).filter((l) => l.includes('runs the transpiled code anyway'))).toEqual([]);
 
       // Back to the original: restarted, and the type check is clean again.
       mark = log.length;
@@ -155,6 +159,87 @@ describe('opgen dev', () => {
     expect(probe).toBe('refused');
     const left = await execa('pgrep', ['-f', work], { reject: false });
     expect(left.stdout).toBe('');
+  }, STEP);
+
+  it("restarts for every way an editor saves (in place, rename over, JetBrains' safe write, delete and recreate, a new folder) and always runs what is on disk", async () => {
+    const health = await freePort();
+    const dev = startDev('--kubeconfig', env.kubeconfigPath, '--', `--health-probe-bind-address=127.0.0.1:${health}`);
+    const { log, waitForLog } = dev;
+    const src = join(project, 'src');
+    const controller = join(src, 'controller/memcached-controller.ts');
+    const original = readFileSync(controller, 'utf8');
+    const main = readFileSync(join(src, 'main.ts'), 'utf8');
+    const sample = parse(readFileSync(join(project, 'config/samples/cache_v1alpha1_memcached.yaml'), 'utf8')) as { metadata: { name: string } };
+    // The code under test writes what it is into the cluster: the running operator's reconcile patches
+    // this annotation, so the test reads which code runs from the API server, not from dev's log.
+    const reconcileWrites = (expression: string, imports = ''): string => `${imports}${original.replace('    // TODO(user): your logic here\n',
+      `    await this.client.patch(Memcached, req, { type: 'merge', body: { metadata: { annotations: { 'dev-loop/code': ${expression} } } } }, { signal: ctx.signal });\n`)}`;
+    const running = async (code: string): Promise<void> => {
+      const deadline = Date.now() + 60_000;
+      let seen = '';
+      while (Date.now() < deadline) {
+        seen = (await kubectl('get', 'memcached', sample.metadata.name, '-o', 'jsonpath={.metadata.annotations.dev-loop/code}')).stdout;
+        if (seen === code) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`the operator runs code '${seen}', not '${code}':\n${log.slice(-30).join('\n')}`);
+    };
+    // How editors save: in place (VS Code, echo >), a new file renamed over the old one (vim, emacs,
+    // sed -i), JetBrains' safe write (temp file, original renamed away, temp renamed in, original deleted).
+    const inPlace = (file: string, text: string) => writeFileSync(file, text);
+    const renameOver = (file: string, text: string) => {
+      const tmp = join(dirname(file), `.${basename(file)}.swp`);
+      writeFileSync(tmp, text);
+      renameSync(tmp, file);
+    };
+    const jetbrains = (file: string, text: string) => {
+      writeFileSync(`${file}___jb_tmp___`, text);
+      renameSync(file, `${file}___jb_old___`);
+      renameSync(`${file}___jb_tmp___`, file);
+      unlinkSync(`${file}___jb_old___`);
+    };
+    let exit: number | null = -1;
+    try {
+      await waitForLog(/^dev: running dist\/main\.js against /, 0, 120_000);
+      expect((await kubectl('apply', '-f', join(project, 'config/samples/cache_v1alpha1_memcached.yaml'))).exitCode).toBe(0);
+      inPlace(controller, reconcileWrites("'in place'"));
+      await running('in place');
+      // Two rename saves in a row: the second is the one a watcher of the file (not its folder) misses.
+      renameOver(controller, reconcileWrites("'renamed 1'"));
+      await running('renamed 1');
+      renameOver(controller, reconcileWrites("'renamed 2'"));
+      await running('renamed 2');
+      jetbrains(controller, reconcileWrites("'jetbrains'"));
+      await running('jetbrains');
+      // A rename save, then at once an edit of another file: the restart runs both.
+      renameOver(controller, reconcileWrites("'renamed 3'"));
+      inPlace(join(src, 'main.ts'), `${main}\n// touched\n`);
+      await running('renamed 3');
+      // Deleted, then made again (the operator may fail to start in between: it imports the file).
+      unlinkSync(controller);
+      await new Promise((r) => setTimeout(r, 400));
+      inPlace(controller, reconcileWrites("'recreated'"));
+      await running('recreated');
+      // A folder made after dev started, its file saved by rename.
+      mkdirSync(join(src, 'extra'));
+      inPlace(join(src, 'extra/code.ts'), "export const code = 'new folder';\n");
+      inPlace(controller, reconcileWrites('code', "import { code } from '../extra/code.js';\n"));
+      await running('new folder');
+      renameOver(join(src, 'extra/code.ts'), "export const code = 'new folder, renamed';\n");
+      await running('new folder, renamed');
+      // An editor's temp and backup files are not sources: no restart for them.
+      const mark = log.length;
+      writeFileSync(join(src, 'controller/.memcached-controller.ts.swp'), 'not a source');
+      writeFileSync(join(src, 'controller/memcached-controller.ts~'), original);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(log.slice(mark).filter((l) => l.startsWith('dev: restarted in '))).toEqual([]);
+    } finally {
+      exit = await dev.stop();
+      writeFileSync(controller, original);
+      writeFileSync(join(src, 'main.ts'), main);
+      for (const f of ['extra', 'controller/.memcached-controller.ts.swp', 'controller/memcached-controller.ts~']) rmSync(join(src, f), { recursive: true, force: true });
+    }
+    expect(exit, log.slice(-20).join('\n')).toBe(0);
   }, STEP);
 
   it('--cluster starts the simulated cluster, runs the operator on it, and stops both when the terminal closes (SIGHUP)', async () => {

@@ -5,7 +5,7 @@
 // restores any webhook configuration it pointed at itself; a simulated cluster is stopped.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,9 @@ import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from '../common/command-context.js';
 import { Kubectl, KubectlError } from '../doctor/kubectl.js';
 import { loadDoctorProject, yamlObjects } from '../doctor/project.js';
+import { FolderWatch } from './folder-watch.js';
 import { Operators } from './operator.js';
+import { CompiledState } from './sources.js';
 import { lowerPriority, TypeCheck } from './typecheck.js';
 
 export interface DevOptions {
@@ -29,7 +31,8 @@ export interface DevOptions {
 
 /** opgen's own executable, for `opgen generate` in a process of its own (dist/dev → bin). */
 const OPGEN_BIN = fileURLToPath(new URL('../../bin/opgen.js', import.meta.url));
-const DEBOUNCE_MS = 30;
+/** How long src/ must be quiet after a change before a restart (an editor's save is several events). */
+const DEBOUNCE_MS = 50;
 
 /** Whether a kubeconfig server URL names this machine by a loopback address (the runtime's rule: names are not resolved). */
 export function isLoopbackServer(server: string): boolean {
@@ -63,12 +66,12 @@ function warmUpTranspiler(root: string): void {
 const outFile = (root: string, file: string): string => join(root, 'dist', relative(join(root, 'src'), file)).replace(/\.ts$/, '.js');
 
 /**
- * One file to JavaScript with its source map, without type checking: milliseconds, where tsc takes
- * seconds. Returns the syntax errors as `file:line:column: error TSnnnn: message` (nothing is written then).
+ * One file (`source`, its text) to JavaScript with its source map, without type checking: milliseconds,
+ * where tsc takes seconds. Returns the syntax errors as `file:line:column: error TSnnnn: message`
+ * (nothing is written then).
  */
-export function transpileFile(root: string, file: string): string[] {
+export function transpileFile(root: string, file: string, source = readFileSync(file, 'utf8')): string[] {
   const out = outFile(root, file);
-  const source = readFileSync(file, 'utf8');
   const r = ts.transpileModule(source, transpileOptions(file));
   const errors = (r.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => {
     const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
@@ -105,7 +108,7 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
   const kubectl = new Kubectl(kubeconfig ? { kubeconfig } : {}, root);
   let operators: Operators | undefined;
   let typecheck: TypeCheck | undefined;
-  let watcher: FSWatcher | undefined;
+  let watcher: FolderWatch | undefined;
   try {
     const server = (await kubectl.run(['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])).stdout.trim();
     if (server === '') throw new OpgenError('no current cluster in the kubeconfig', { flag: '--kubeconfig' }, 'kubectl config use-context <name>, pass --kubeconfig, or use --cluster');
@@ -135,6 +138,9 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
     await generate(false);
     let crds = crdDigest(root);
     await applyCrds();
+    // What the build compiles: each source as it is now (an edit during the build is compiled at the next restart).
+    const compiled = new CompiledState(join(root, 'src'));
+    compiled.recordAll();
     const building = spawnCollect(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], root, false);
     warmUpTranspiler(root);
     const tsc = await building;
@@ -153,7 +159,9 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
       },
     });
     operators.activate();
-    typecheck = new TypeCheck(root, ctx.err);
+    // The sources that do not parse: the operator runs the code from before they changed.
+    const unparsed = new Set<string>();
+    typecheck = new TypeCheck(root, ctx.err, () => [...unparsed].sort());
     const types = typecheck;
     const ops = operators;
 
@@ -179,21 +187,33 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
       })().finally(() => (regen = undefined));
     };
 
-    // fs.watch reports one save as several events: gather them for a few ms, then act once.
-    let pending = new Set<string>();
-    let timer: NodeJS.Timeout | undefined;
+    // A restart compiles what differs from what dist/ was compiled from, whichever events were seen.
     let busy: Promise<void> = Promise.resolve();
-    const onChanges = async (files: string[]): Promise<void> => {
+    const onChanges = async (): Promise<void> => {
       const t0 = performance.now();
+      const { changed, removed } = compiled.stale();
+      if (changed.length === 0 && removed.length === 0) return; // an editor's temp file, a save without edits
       const errors: string[] = [];
-      for (const f of files) {
-        const abs = join(root, 'src', f);
-        if (existsSync(abs)) errors.push(...transpileFile(root, abs));
-        else rmSync(outFile(root, abs), { force: true });
+      for (const { file, text } of changed) {
+        const found = transpileFile(root, file, text);
+        if (found.length > 0) {
+          errors.push(...found);
+          unparsed.add(relative(root, file));
+          continue;
+        }
+        unparsed.delete(relative(root, file));
+        compiled.compiledFrom(file, text);
+      }
+      for (const file of removed) {
+        rmSync(outFile(root, file), { force: true });
+        rmSync(`${outFile(root, file)}.map`, { force: true });
+        unparsed.delete(relative(root, file));
+        compiled.removed(file);
       }
       types.ensureRunning();
       if (errors.length > 0) {
-        // Code that does not parse is not run: the operator keeps the previous code.
+        // Code that does not parse is not run: the operator keeps the previous code (the other files
+        // transpiled meanwhile run with the next restart, together with the fixed one).
         for (const e of errors) ctx.err(`dev: ${e}`);
         ctx.err('dev: not restarted: the operator keeps running the previous code until the file parses');
         return;
@@ -205,22 +225,16 @@ export async function devCommand(ctx: CommandContext, opts: DevOptions, signal: 
       ops.activate();
       const t2 = performance.now();
       const ms = (a: number, b: number): string => `${Math.round(b - a)} ms`;
-      ctx.err(`dev: restarted in ${ms(t0, t2)} (transpile ${ms(t0, t1)}, old operator stopped in ${ms(t1, t2)}; ${files.map((f) => `src/${f}`).join(', ')})`);
+      const files = [...changed.map((c) => c.file), ...removed].map((f) => relative(root, f)).sort();
+      ctx.err(`dev: restarted in ${ms(t0, t2)} (transpile ${ms(t0, t1)}, old operator stopped in ${ms(t1, t2)}; ${files.join(', ')})`);
       regenerate();
     };
-    watcher = watch(join(root, 'src'), { recursive: true }, (_event, name) => {
-      if (!name || !name.endsWith('.ts') || name.endsWith('.test.ts')) return;
-      pending.add(name);
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        const files = [...pending].sort();
-        pending = new Set();
-        busy = busy.then(() => onChanges(files)).catch((err: unknown) => ctx.err(`dev: ${String(err)}`));
-      }, DEBOUNCE_MS);
-    });
+    watcher = new FolderWatch(join(root, 'src'), DEBOUNCE_MS, () => {
+      busy = busy.then(onChanges).catch((err: unknown) => ctx.err(`dev: ${String(err)}`));
+    }, (line) => ctx.err(`dev: ${line}`));
     ctx.err(`dev: running dist/main.js against ${server}; watching src/ (Ctrl-C stops)`);
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-    clearTimeout(timer);
+    watcher.close();
     await busy;
     await regen;
     return 0;

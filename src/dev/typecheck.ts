@@ -16,6 +16,8 @@ export class TypeCheck {
   constructor(
     private readonly root: string,
     private readonly err: (line: string) => void,
+    /** The sources that do not parse, which kept dev from restarting (then the new code does not run). */
+    private readonly unparsed: () => string[],
   ) {}
 
   /** Starts the watch if it is not running yet; it sees each later change itself. */
@@ -45,7 +47,11 @@ export class TypeCheck {
     const found = /Found (\d+) errors?/.exec(line);
     if (found) {
       const n = Number(found[1]);
-      this.err(n === 0 ? 'dev: type check: no errors' : `dev: type check: ${n} error${n === 1 ? '' : 's'} (the operator runs the transpiled code anyway; fix and save)`);
+      const errors = `${n} error${n === 1 ? '' : 's'}`;
+      const unparsed = this.unparsed();
+      if (n === 0) this.err('dev: type check: no errors');
+      else if (unparsed.length > 0) this.err(`dev: type check: ${errors} (not restarted: ${unparsed.join(', ')} ${unparsed.length === 1 ? 'does' : 'do'} not parse; the operator runs the previous code)`);
+      else this.err(`dev: type check: ${errors} (the operator runs the transpiled code anyway; fix and save)`);
       return;
     }
     // The rest of a multi-line message; tsc's own "File change detected" lines are left out.
