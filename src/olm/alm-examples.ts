@@ -1,5 +1,5 @@
 // The CSV's alm-examples: config/samples as examples, an empty spec filled from the CRD schema.
-import { type CrdSpec } from './bundle-webhooks.js';
+import type { CrdSpec } from './bundle-model.js';
 import { groupOf, nameOf, versionOf, type KubeObject } from './objects.js';
 
 /**

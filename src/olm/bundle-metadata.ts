@@ -4,8 +4,8 @@ import { opgenVersion } from '../common/version.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { LAYOUT } from '../project/index.js';
 import { renderTemplates, type Tree } from '../scaffold/index.js';
-import type { BundleInputs } from './bundle.js';
-import { isRecord, parseYamlDocument, yamlDocument, type KubeObject } from './objects.js';
+import type { BundleInputs } from './bundle-model.js';
+import { byKey, isRecord, parseYamlDocument, yamlDocument, type KubeObject } from './objects.js';
 
 export const ANNOTATION = {
   mediatype: 'operators.operatorframework.io.bundle.mediatype.v1',
@@ -20,10 +20,6 @@ export const ANNOTATION = {
   testMediatype: 'operators.operatorframework.io.test.mediatype.v1',
   testConfig: 'operators.operatorframework.io.test.config.v1',
 } as const;
-
-export function byKey<T>(a: [string, T], b: [string, T]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-}
 
 /** annotations.yaml: opgen's keys set, the user's other keys kept. */
 export function bundleAnnotations(inputs: BundleInputs, existing: Record<string, string>): Record<string, string> {

@@ -1,14 +1,7 @@
 // The CSV's webhookdefinitions (admission and conversion webhooks, from the rendered configurations and
 // CRDs) and the cert-manager mounts OLM's own serving certificate replaces.
-import { nameOf, type KubeObject } from './objects.js';
-import { byKey } from './bundle-metadata.js';
-
-export interface CrdSpec {
-  group?: string;
-  names?: { kind?: string; plural?: string };
-  versions?: { name: string; served?: boolean; storage?: boolean }[];
-  conversion?: { strategy?: string; webhook?: { conversionReviewVersions?: string[]; clientConfig?: { service?: { name?: string; namespace?: string; path?: string; port?: number } } } };
-}
+import type { CrdSpec, PodSpec } from './bundle-model.js';
+import { byKey, nameOf, type KubeObject } from './objects.js';
 
 export function webhookDefinitions(rendered: KubeObject[], deployments: KubeObject[], crds: KubeObject[], consumed: Set<KubeObject>): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
@@ -79,10 +72,6 @@ export function webhookDefinitions(rendered: KubeObject[], deployments: KubeObje
 
 /** Where OLM mounts the serving certificate it makes for a CSV's webhooks (tls.crt, tls.key), and for API services. */
 export const OLM_CERT_MOUNTS = ['/tmp/k8s-webhook-server/serving-certs', '/apiserver.local.config/certificates'];
-
-interface PodVolume { name?: string; secret?: { secretName?: string; optional?: boolean } }
-interface PodContainer { volumeMounts?: { name?: string; mountPath?: string }[]; env?: { name?: string; valueFrom?: { fieldRef?: { fieldPath?: string } } }[] }
-export interface PodSpec { volumes?: PodVolume[]; containers?: PodContainer[]; initContainers?: PodContainer[] }
 
 /**
  * Under OLM the webhook serving certificate is OLM's: it mounts it at /tmp/k8s-webhook-server/serving-certs

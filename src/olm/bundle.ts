@@ -10,28 +10,11 @@ import { LAYOUT } from '../project/index.js';
 import { mergeOwned, type OwnedEntry } from './base-csv.js';
 import { splitWords } from './descriptors.js';
 import { BUNDLE_KINDS, bundleFileName } from './names.js';
-import { CSV_KIND, groupOf, isRecord, nameOf, versionOf, type KubeObject } from './objects.js';
+import { byKey, CSV_KIND, groupOf, isRecord, nameOf, versionOf, type KubeObject } from './objects.js';
 import { exampleFor, sortObjects } from './alm-examples.js';
 import { firstImage, pinImages, relatedImages } from './bundle-images.js';
-import { byKey } from './bundle-metadata.js';
-import { dropCertManagerMounts, webhookDefinitions, type CrdSpec, type PodSpec } from './bundle-webhooks.js';
-
-export { ANNOTATION, bundleAnnotations, dockerfileLabels, readPreviousMetadata, stageBundle } from './bundle-metadata.js';
-export { OLM_CERT_MOUNTS } from './bundle-webhooks.js';
-export { imagesOf } from './bundle-images.js';
-
-export interface BundleInputs {
-  package: string;
-  version: string;
-  channels: string[];
-  defaultChannel: string;
-  replaces?: string;
-  skipRange?: string;
-  /** Bundle directory relative to the project root. */
-  outputDir: string;
-  /** image reference → digest-pinned reference (--use-image-digests). */
-  pinned?: Map<string, string>;
-}
+import type { BundleInputs, CrdSpec, PodSpec } from './bundle-model.js';
+import { dropCertManagerMounts, webhookDefinitions } from './bundle-webhooks.js';
 
 interface Binding {
   kind: string;

@@ -7,7 +7,7 @@ import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { checkDns1123Label } from '../naming/validate.js';
 import { renderTemplates, type Tree } from '../scaffold/index.js';
 import { toYaml } from '../common/yaml.js';
-import { ANNOTATION } from './bundle.js';
+import { ANNOTATION } from './bundle-metadata.js';
 import { CSV_KIND, isRecord, nameOf, parseYamlDocument, parseYamlObjects, yamlDocument, type KubeObject } from './objects.js';
 import { compareSemVer, parseRange, parseSemVer, type SemVer } from './semver.js';
 

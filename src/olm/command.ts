@@ -10,7 +10,9 @@ import { loadProject } from '../project/index.js';
 import { Tree } from '../scaffold/index.js';
 import { commitTree } from '../scaffold/index.js';
 import { stageKustomizeManifests } from './base-csv.js';
-import { ANNOTATION, buildBundle, readPreviousMetadata, stageBundle, type BundleInputs } from './bundle.js';
+import { buildBundle } from './bundle.js';
+import { ANNOTATION, readPreviousMetadata, stageBundle } from './bundle-metadata.js';
+import type { BundleInputs } from './bundle-model.js';
 import type { CatalogOptions } from './catalog.js';
 import { checkCsvName } from './names.js';
 import { parseRange, parseSemVer } from './semver.js';
@@ -74,7 +76,7 @@ export async function generateBundleCommand(ctx: CommandContext, o: GenerateBund
   const inputs: BundleInputs = { package: pkg, version: o.version, channels, defaultChannel: defaultChannel!, replaces: o.replaces, skipRange: o.skipRange, outputDir };
   if (o.useImageDigests) {
     const { pinImages } = await import('./digests.js');
-    const { imagesOf } = await import('./bundle.js');
+    const { imagesOf } = await import('./bundle-images.js');
     inputs.pinned = await pinImages(imagesOf(rendered.filter((x) => x.kind === 'Deployment')).map((i) => i.image));
   }
   const notes: string[] = [];

@@ -11,6 +11,11 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** Orders [key, value] entries by key (for Object.fromEntries in a fixed order). */
+export function byKey<T>(a: [string, T], b: [string, T]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
 export function groupOf(apiVersion: string | undefined): string {
   const a = apiVersion ?? '';
   return a.includes('/') ? a.slice(0, a.indexOf('/')) : '';

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ANNOTATION, dockerfileLabels } from './bundle.js';
+import { ANNOTATION, dockerfileLabels } from './bundle-metadata.js';
 import { checkCsvName } from './names.js';
 import { CSV_KIND, groupOf, isRecord, nameOf, parseYamlObjects, versionOf, type KubeObject } from './objects.js';
 import { checkAgainstSchema, type Schema } from './schema-check.js';
