@@ -201,14 +201,8 @@ export const commands: readonly CommandSpec[] = [
       dryRun,
     ],
     async run(ctx, _args, o) {
-      const [{ updateCommand }, { run }] = await Promise.all([import('../update/index.js'), import('./main.js')]);
-      // This opgen, in process, for the new scaffold's side of the merge.
-      const current = async (at: string, argv: string[]) => {
-        let output = '';
-        const code = await run(argv, { stdout: (s) => void (output += s), stderr: (s) => void (output += s) }, at);
-        return { code, output };
-      };
-      return updateCommand(ctx, { from: str(o.from), dryRun: o.dryRun === true }, current);
+      const { updateCommand } = await import('../update/index.js');
+      return updateCommand(ctx, { from: str(o.from), dryRun: o.dryRun === true });
     },
   },
   {

@@ -18,7 +18,16 @@ const processIo: Io = {
 
 /** Runs opgen with `argv` (without node and script) and returns the exit code; never throws. */
 export async function run(argv: string[], io: Io = processIo, cwd = process.cwd()): Promise<number> {
-  const ctx: CommandContext = { cwd, out: (l) => io.stdout(`${l}\n`), err: (l) => io.stderr(`${l}\n`) };
+  const ctx: CommandContext = {
+    cwd,
+    out: (l) => io.stdout(`${l}\n`),
+    err: (l) => io.stderr(`${l}\n`),
+    opgen: async (at, args) => {
+      let output = '';
+      const code = await run(args, { stdout: (s) => void (output += s), stderr: (s) => void (output += s) }, at);
+      return { code, output };
+    },
+  };
   let usageText = '';
   let exitCode = 0;
   const program = buildProgram(ctx, (code) => (exitCode = code));

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { CommandContext } from '../common/command-context.js';
+import type { CommandContext, Opgen } from '../common/command-context.js';
 import { opgenVersion } from '../common/version.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { loadProject, saveProject, PROJECT_FILE, type ProjectConfig } from '../project/index.js';
@@ -22,10 +22,6 @@ export interface UpdateOptions {
 /** Paths a scaffold replay writes that are not the scaffold's to merge. */
 const SKIP = [/^node_modules\//, /^package-lock\.json$/, /^PROJECT$/, /^dist\//];
 
-/** A command of one opgen: argv in, exit code and output out. */
-/** Runs opgen with argv in cwd and returns its exit code and output. */
-export type Opgen = (cwd: string, argv: string[]) => Promise<{ code: number; output: string }>;
-
 export interface MergeResult {
   path: string;
   action: 'create' | 'update' | 'delete' | 'conflict' | 'kept';
@@ -33,8 +29,10 @@ export interface MergeResult {
   note?: string;
 }
 
-/** `current` runs this opgen in process; the CLI passes it in, so update does not import the CLI that loads it. */
-export async function updateCommand(ctx: CommandContext, o: UpdateOptions, current: Opgen): Promise<number> {
+/** The new scaffold's side is replayed with ctx.opgen (this opgen, in process), so update does not import the CLI that loads it. */
+export async function updateCommand(ctx: CommandContext, o: UpdateOptions): Promise<number> {
+  const current = ctx.opgen;
+  if (!current) throw new Error('opgen update runs from the CLI, which gives it the in-process opgen (ctx.opgen)');
   const tree = new Tree(ctx.cwd);
   const project = loadProject(tree);
   const recorded = project.cliVersion;
