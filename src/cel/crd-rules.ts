@@ -1,12 +1,13 @@
 // Ties the CEL checker to the sources: a problem found in a kind's schema is reported at the
-// +kubebuilder:validation:XValidation marker that wrote the rule, with the column inside the rule.
+// +kubebuilder:validation:XValidation (or items:XValidation) marker that wrote the rule, with the column inside the rule.
 import type { Position } from '../diag/diagnostic.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CollectedMarker, SourceSet } from '../markers/index.js';
 import type { JSONSchemaProps } from '../common/json-schema.js';
 import { checkCelRules, type CelCheckOptions, type CelProblem } from './check.js';
 
-const XVALIDATION = 'kubebuilder:validation:XValidation';
+/** The markers that write rules: on the field or type itself, and on the items of a list. */
+const XVALIDATION = new Set(['kubebuilder:validation:XValidation', 'kubebuilder:validation:items:XValidation']);
 
 export interface CelChecker {
   /** Reports the problems of one kind version's schema (each marker once, however many versions share it). */
@@ -22,7 +23,7 @@ export function celChecker(sources: SourceSet, options: CelCheckOptions = {}): C
       for (const file of sources.files()) {
         for (const info of file.markers.declarations.values()) {
           for (const m of info.markers) {
-            if (m.definition.name !== XVALIDATION) continue;
+            if (!XVALIDATION.has(m.definition.name)) continue;
             const r = (m.value as { rule?: string }).rule ?? '';
             byRule.set(r, [...(byRule.get(r) ?? []), m]);
           }

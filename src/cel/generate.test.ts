@@ -119,4 +119,36 @@ describe('transition rules where old and new values cannot be paired (#30)', () 
     expect(message).toMatch(/^src\/api\/v1\/types\.ts:\d+:\d+: error: Widget\.spec\.steps\[\*\]: CEL rule "self\.n >= oldSelf\.n": oldSelf cannot be used here: the items of spec\.steps cannot be paired between the old and the new object \(make spec\.steps a map list \(\+listType=map with \+listMapKey\) or move the rule above it\)$/);
     expect(existsSync(crdFile(dir))).toBe(false);
   });
+
+  it('reports a +kubebuilder:validation:items:XValidation rule at that marker (file:line:col inside its rule), not at the kind', async () => {
+    const dir = project('// RULE');
+    const types = join(dir, 'src/api/v1/types.ts');
+    const marker = '  // +kubebuilder:validation:items:XValidation:rule="self.n >= oldSelf.n",message="n may only grow"';
+    writeFileSync(
+      types,
+      readFileSync(types, 'utf8').replace('  notes?: string[];', `  // +kubebuilder:validation:MaxItems=5\n${marker}\n  steps?: Step[];\n  notes?: string[];`) +
+        '\nexport interface Step {\n  n: int32;\n}\n',
+    );
+    const line = readFileSync(types, 'utf8').split('\n').indexOf(marker) + 1;
+    const column = marker.indexOf('rule="') + 'rule="'.length + 1;
+    expect(line).toBeGreaterThan(4);
+    expect(await generate(dir)).toBe(
+      `src/api/v1/types.ts:${line}:${column}: error: Widget.spec.steps[*]: CEL rule "self.n >= oldSelf.n": oldSelf cannot be used here: the items of spec.steps cannot be paired between the old and the new object (make spec.steps a map list (+listType=map with +listMapKey) or move the rule above it)`,
+    );
+    expect(existsSync(crdFile(dir))).toBe(false);
+  });
+
+  it('reports each rule at its own marker: a field\'s XValidation and the items:XValidation below it', async () => {
+    const dir = project('// RULE');
+    const types = join(dir, 'src/api/v1/types.ts');
+    const field = '  // +kubebuilder:validation:XValidation:rule="self.size() > \'a\'"';
+    const items = '  // +kubebuilder:validation:items:XValidation:rule="self.startsWith(1)"';
+    writeFileSync(types, readFileSync(types, 'utf8').replace('  notes?: string[];', `${field}\n  // +kubebuilder:validation:MaxItems=3\n${items}\n  notes?: string[];`));
+    const lines = readFileSync(types, 'utf8').split('\n');
+    const at = (marker: string): string => `src/api/v1/types.ts:${lines.indexOf(marker) + 1}:${marker.indexOf('rule="') + 7}: error: `;
+    const message = (await generate(dir)).split('\n');
+    expect(message).toHaveLength(2);
+    expect(message[0]).toMatch(new RegExp(`^${at(field)}Widget\\.spec\\.notes: CEL rule "self\\.size\\(\\) > 'a'": CEL: no such overload`));
+    expect(message[1]).toMatch(new RegExp(`^${at(items).replace(/\./g, '\\.')}Widget\\.spec\\.notes\\[\\*\\]: CEL rule "self\\.startsWith\\(1\\)": CEL: found no matching overload`));
+  });
 });
