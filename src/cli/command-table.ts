@@ -216,6 +216,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--check', description: 'write nothing; exit 1 if the generated files are out of date' },
       dryRun,
       { flags: '--watch', description: 'generate, then regenerate what changed whenever a source changes, until Ctrl-C' },
+      { flags: '--verbose', description: 'also list the markers opgen ignores: other generators\' (+genclient, +k8s:deepcopy-gen, …), with their positions' },
       allowUnsafeCrdChanges,
     ],
     async run(ctx, args, o) {
@@ -230,7 +231,7 @@ export const commands: readonly CommandSpec[] = [
       });
       const gen = await loadGen();
       const crdOptions = crd === undefined ? undefined : (await import('../crd/crd-options.js')).parseCrdOptions(crd);
-      const options = { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, ...(crdOptions ? { crd: crdOptions } : {}), ...allowUnsafe(o) };
+      const options = { cwd: ctx.cwd, targets, paths: str(o.paths), outputDir: str(o.outputDir), check: o.check === true, dryRun: o.dryRun === true, verbose: o.verbose === true, ...(crdOptions ? { crd: crdOptions } : {}), ...allowUnsafe(o) };
       if (o.watch === true) {
         const { watchGenerate } = await import('../gen/watch.js');
         const stop = new AbortController();

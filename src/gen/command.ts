@@ -2,7 +2,7 @@
 // nothing is written unless every generator succeeded, and `--check` compares instead of writing.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
+import { OpgenError, OpgenErrors, type Position } from '../diag/diagnostic.js';
 import { opgenVersion } from '../common/version.js';
 import { DEFAULT_MIN_KUBE_VERSION, parseKubeVersion, type KubeMinor } from '../common/kube-version.js';
 import type { ApiFolder, GeneratedCrd } from '../crd/index.js';
@@ -35,6 +35,8 @@ export interface GenerateOptions {
   crd?: CrdOptions;
   /** --allow-unsafe-crd-changes: why CRD changes unsafe against the recorded release are written anyway. */
   allowUnsafeCrdChanges?: string;
+  /** --verbose: list the other generators' markers opgen ignores. */
+  verbose?: boolean;
 }
 
 /**
@@ -207,6 +209,7 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     const read = new Set(session.last.files);
     for (const abs of session.parsed.keys()) if (!read.has(abs)) session.parsed.delete(abs);
   }
+  if (o.verbose) listIgnoredMarkers(sources.files(), out);
   if (sources.syntaxErrors.length > 0) throw new OpgenErrors(sortErrors(sources.syntaxErrors));
   if (errors.length > 0) throw new OpgenErrors(sortErrors(errors));
   if (targets.includes('crd') && inProject && !o.check) await checkCrdUpgrade(o, outputDirFor(o, targets, 'crd'), outputs, out);
@@ -249,6 +252,17 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
     });
   }
   return 0;
+}
+
+/** `--verbose`: each marker of another generator, where it stands and whose it is, in file order. */
+function listIgnoredMarkers(files: LoadedFile[], out: (line: string) => void): void {
+  const at = (p: Position): [string, number, number] => [p.file, p.line ?? 0, p.column ?? 0];
+  const ignored = files.flatMap((f) => f.markers.ignored).sort((a, b) => {
+    const [fa, la, ca] = at(a.where);
+    const [fb, lb, cb] = at(b.where);
+    return fa < fb ? -1 : fa > fb ? 1 : la - lb || ca - cb;
+  });
+  for (const m of ignored) out(`ignored: ${at(m.where).join(':')}: +${m.text} (a marker of ${m.tool}; opgen generates nothing from it)`);
 }
 
 /** One line per file with the command that updates it, then the commands in the order to run them. */

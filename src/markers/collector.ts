@@ -5,10 +5,13 @@
 // - a marker is a comment line starting with `+`, in a `//` comment or inside a `/* */` block;
 // - the leading comments of an interface, type alias or enum hold its type markers; those of a property,
 //   its field markers; a marker there that is defined only for packages moves to the folder (package);
-// - every other comment in the file holds package markers (`+groupName`, `+kubebuilder:rbac`, ...).
+// - every other comment in the file holds package markers (`+groupName`, `+kubebuilder:rbac`, ...);
+// - other generators' markers (./foreign.ts) are known and ignored; an unknown name under opgen's prefixes
+//   is a typo.
 import type { ts as TS } from 'ts-morph';
 import { OpgenError, type Position } from '../diag/diagnostic.js';
 import type { MarkerDefinition, Target } from './definition.js';
+import { foreignMarkerTool } from './foreign.js';
 import { MarkerSyntaxError, parseArguments, splitMarker } from './grammar.js';
 import type { Registry } from './registry.js';
 
@@ -26,8 +29,17 @@ export interface DeclarationInfo {
   description?: string;
 }
 
+/** A marker another generator defines (client-gen's +genclient …), which opgen's generators ignore. */
+export interface IgnoredMarker {
+  text: string;
+  tool: string;
+  /** Position of the `+`. */
+  where: Position;
+}
+
 export interface FileMarkers {
   package: CollectedMarker[];
+  ignored: IgnoredMarker[];
   /** Keyed by the interface/alias/enum/property node. */
   declarations: Map<TS.Node, DeclarationInfo>;
 }
@@ -48,7 +60,7 @@ const TARGET_NOUN: Record<Target, string> = { package: 'a folder (any free comme
 
 export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, registry: Registry, errors: OpgenError[]): FileMarkers {
   const text = sf.text;
-  const result: FileMarkers = { package: [], declarations: new Map() };
+  const result: FileMarkers = { package: [], ignored: [], declarations: new Map() };
   const owned = new Set<number>();
   const all = new Map<number, RawComment>();
 
@@ -82,6 +94,11 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
             'write +name or +name:arg=value without spaces; start a prose comment with something other than +',
           ),
         );
+        return;
+      }
+      const tool = foreignMarkerTool(word);
+      if (tool) {
+        result.ignored.push({ text: raw.text, tool, where: where(raw.pos) });
         return;
       }
       const d = registry.diagnoseUnknown(word);
