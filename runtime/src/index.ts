@@ -14,8 +14,8 @@ export { conditionTransitions, maxReasonsPerType, type ConditionTransition } fro
 export { createLogger, silentLogger, type Logger, type LogFields, type LogLevel, type LoggerOptions } from './log/index.js';
 export { RuntimeMetrics, MetricsRegistry, startMetricsServer, type MetricsServerOptions, type MetricsSource, type WorkqueueMetrics, type ControllerMetrics, type WebhookMetrics, type ReconcileResult } from './metrics/index.js';
 export {
-  Tracer, tracerFromEnv, tracingConfig, activeSpan, traceparent, parseTraceparent, OtlpHttpExporter, SpanKind,
-  type Span, type SpanContext, type SpanExporter, type FinishedSpan, type Attributes, type TracingConfig,
+  Tracer, tracerFromEnv, tracingConfig, activeSpan, traceparent, parseTraceparent, OtlpHttpExporter, ConsoleSpanExporter, SpanKind,
+  type Span, type SpanContext, type SpanExporter, type FinishedSpan, type Attributes, type TracingConfig, type OtlpConfig,
 } from './tracing/index.js';
 export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';
 export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';

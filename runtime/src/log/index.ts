@@ -36,6 +36,25 @@ export function silentLogger(): Logger {
   return createLogger({ level: 'silent' });
 }
 
+/**
+ * An error as log fields: `error` (its message, as zap writes it), `stacktrace` (err.stack) and `causes`,
+ * the `cause` chain outermost first, each with its own message and stack. A chain that loops stops
+ * at the first error seen twice.
+ */
+export function errorFields(err: unknown): LogFields {
+  if (!(err instanceof Error)) return { error: String(err) };
+  const fields: LogFields = { error: err.message };
+  if (err.stack) fields.stacktrace = err.stack;
+  const causes: LogFields[] = [];
+  const seen = new Set<unknown>([err]);
+  for (let c: unknown = err.cause; c !== undefined && !seen.has(c); c = c instanceof Error ? c.cause : undefined) {
+    seen.add(c);
+    causes.push(c instanceof Error ? { error: c.message, ...(c.stack ? { stacktrace: c.stack } : {}) } : { error: String(c) });
+  }
+  if (causes.length > 0) fields.causes = causes;
+  return fields;
+}
+
 class JsonLogger implements Logger {
   constructor(
     private readonly min: number,
@@ -54,7 +73,7 @@ class JsonLogger implements Logger {
   error(msg: string, err?: unknown, fields?: LogFields): void {
     if (this.min > 2) return;
     const extra: LogFields = { ...fields };
-    if (err !== undefined) extra.error = err instanceof Error ? err.message : String(err);
+    if (err !== undefined) Object.assign(extra, errorFields(err));
     this.emit(2, 'error', msg, extra);
   }
 

@@ -1,13 +1,15 @@
 // The standard OpenTelemetry environment variables, read once when a manager is created. Tracing is
-// off unless asked for: OTEL_TRACES_EXPORTER=otlp, or an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT /
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn it
-// off. (The SDKs default to otlp; an operator that starts sending spans to localhost:4318 because
-// nothing was configured would only log failures.) A setting the built-in exporter cannot honour is
-// one error line naming the variable, and the operator runs without tracing.
+// off unless asked for: OTEL_TRACES_EXPORTER=otlp and/or console, or an OTLP endpoint
+// (OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set; OTEL_SDK_DISABLED=true or
+// OTEL_TRACES_EXPORTER=none turn it off. (The SDKs default to otlp; an operator that starts sending
+// spans to localhost:4318 because nothing was configured would only log failures.) A setting the
+// built-in exporters cannot honour is one error line naming the variable, and the operator runs
+// without tracing.
 import { hostname } from 'node:os';
 import type { Logger } from '../log/index.js';
+import { ConsoleSpanExporter, fanOut } from './console.js';
 import { OtlpHttpExporter } from './otlp.js';
-import { alwaysOff, alwaysOn, parentBased, traceIdRatio, Tracer, type Attributes, type Sampler } from './tracer.js';
+import { alwaysOff, alwaysOn, parentBased, traceIdRatio, Tracer, type Attributes, type Sampler, type SpanExporter } from './tracer.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -16,9 +18,17 @@ export function tracerFromEnv(env: Env = process.env, log?: Logger): Tracer | un
   try {
     const config = tracingConfig(env);
     if (!config) return undefined;
-    log?.info('tracing: exporting spans over OTLP/HTTP (JSON)', { url: config.url, serviceName: String(config.resource['service.name']) });
-    const exporter = new OtlpHttpExporter({ ...config, log });
-    return new Tracer(exporter, config.sampler);
+    const exporters: SpanExporter[] = [];
+    const serviceName = String(config.resource['service.name']);
+    if (config.otlp) {
+      log?.info('tracing: exporting spans over OTLP/HTTP (JSON)', { url: config.otlp.url, serviceName });
+      exporters.push(new OtlpHttpExporter({ ...config.otlp, resource: config.resource, log }));
+    }
+    if (config.console) {
+      log?.info('tracing: writing spans to stdout, one JSON object per line', { serviceName });
+      exporters.push(new ConsoleSpanExporter(config.resource));
+    }
+    return new Tracer(fanOut(exporters), config.sampler);
   } catch (err) {
     log?.error(`tracing is off: ${(err as Error).message}`);
     return undefined;
@@ -26,10 +36,17 @@ export function tracerFromEnv(env: Env = process.env, log?: Logger): Tracer | un
 }
 
 export interface TracingConfig {
-  url: string;
-  headers: Record<string, string>;
   resource: Attributes;
   sampler: Sampler;
+  /** OTEL_TRACES_EXPORTER names otlp, or only an endpoint is set: where and how spans are sent. */
+  otlp?: OtlpConfig;
+  /** OTEL_TRACES_EXPORTER names console: each span is written to stdout as it ends. */
+  console: boolean;
+}
+
+export interface OtlpConfig {
+  url: string;
+  headers: Record<string, string>;
   timeoutMs: number;
   scheduleDelayMs: number;
   maxExportBatchSize: number;
@@ -48,8 +65,26 @@ export function tracingConfig(env: Env): TracingConfig | undefined {
   const endpoint = value('OTEL_EXPORTER_OTLP_ENDPOINT');
   if (exporters.includes('none')) return undefined;
   if (exporters.length === 0 && !tracesEndpoint && !endpoint) return undefined;
-  const other = exporters.filter((e) => e !== 'otlp');
-  if (other.length > 0) throw new Error(`OTEL_TRACES_EXPORTER=${other.join(',')} is not supported; use otlp (or none)`);
+  const other = exporters.filter((e) => e !== 'otlp' && e !== 'console');
+  if (other.length > 0) throw new Error(`OTEL_TRACES_EXPORTER=${other.join(',')} is not supported; use otlp, console or both (otlp,console), or none`);
+
+  const resource: Attributes = { ...keyValues(value('OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES') };
+  resource['service.name'] = value('OTEL_SERVICE_NAME') ?? resource['service.name'] ?? 'unknown_service:node';
+  resource['host.name'] ??= hostname();
+  resource['telemetry.sdk.name'] = '@opgen/runtime';
+  resource['telemetry.sdk.language'] = 'nodejs';
+  const wantsOtlp = exporters.length === 0 || exporters.includes('otlp');
+  return {
+    resource,
+    sampler: sampler(value('OTEL_TRACES_SAMPLER'), value('OTEL_TRACES_SAMPLER_ARG')),
+    ...(wantsOtlp ? { otlp: otlpConfig(env, value) } : {}),
+    console: exporters.includes('console'),
+  };
+}
+
+function otlpConfig(env: Env, value: (name: string) => string | undefined): OtlpConfig {
+  const tracesEndpoint = value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const endpoint = value('OTEL_EXPORTER_OTLP_ENDPOINT');
 
   const protocol = value('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? value('OTEL_EXPORTER_OTLP_PROTOCOL');
   if (protocol && protocol !== 'http/json') {
@@ -67,18 +102,9 @@ export function tracingConfig(env: Env): TracingConfig | undefined {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Error(`the OTLP endpoint ${url} must be http:// or https://`);
   }
-
-  const resource: Attributes = { ...keyValues(value('OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES') };
-  resource['service.name'] = value('OTEL_SERVICE_NAME') ?? resource['service.name'] ?? 'unknown_service:node';
-  resource['host.name'] ??= hostname();
-  resource['telemetry.sdk.name'] = '@opgen/runtime';
-  resource['telemetry.sdk.language'] = 'nodejs';
-
   return {
     url,
     headers: keyValues(value('OTEL_EXPORTER_OTLP_TRACES_HEADERS') ?? value('OTEL_EXPORTER_OTLP_HEADERS'), 'OTEL_EXPORTER_OTLP_HEADERS'),
-    resource,
-    sampler: sampler(value('OTEL_TRACES_SAMPLER'), value('OTEL_TRACES_SAMPLER_ARG')),
     timeoutMs: positive(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ?? positive(env, 'OTEL_EXPORTER_OTLP_TIMEOUT') ?? 10_000,
     scheduleDelayMs: positive(env, 'OTEL_BSP_SCHEDULE_DELAY') ?? 5000,
     maxExportBatchSize: positive(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512,

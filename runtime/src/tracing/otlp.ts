@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { setTimer, type Timer } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
+import { instrumentationScope } from './scope.js';
 import type { AttributeValue, Attributes, FinishedSpan, SpanExporter } from './tracer.js';
 
 export interface OtlpHttpExporterOptions {
@@ -63,8 +64,6 @@ export function otlpTraceRequest(spans: readonly FinishedSpan[], resource: Attri
     ],
   };
 }
-
-export const instrumentationScope = { name: '@opgen/runtime', version: '0.1.0' };
 
 export class OtlpHttpExporter implements SpanExporter {
   private queue: FinishedSpan[] = [];

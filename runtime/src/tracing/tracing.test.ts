@@ -1,24 +1,30 @@
 // The OTEL_* variables the runtime reads, the W3C traceparent it writes and parses, its samplers, and
 // the OTLP JSON body (the collector test in test/otelcol checks that a real Collector accepts it).
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../log/index.js';
 import { tracerFromEnv, tracingConfig } from './env.js';
 import { OtlpHttpExporter, otlpTraceRequest } from './otlp.js';
+import { instrumentationScope } from './scope.js';
 import { parentBased, parseTraceparent, traceIdRatio, traceparent, Tracer, type FinishedSpan } from './tracer.js';
+
+const runtimeDist = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
 describe('OTEL_* variables', () => {
   it('is off unless an exporter or an endpoint is named, and off when told', () => {
     expect(tracingConfig({})).toBeUndefined();
     expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBeUndefined();
     expect(tracingConfig({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' })).toBeUndefined();
-    expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' })?.url).toBe('http://localhost:4318/v1/traces');
+    expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' })?.otlp?.url).toBe('http://localhost:4318/v1/traces');
   });
 
   it('appends /v1/traces to the general endpoint and uses the traces endpoint as given', () => {
-    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.url).toBe('http://collector:4318/v1/traces');
-    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:1', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom' })?.url).toBe('https://b/custom');
+    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.otlp?.url).toBe('http://collector:4318/v1/traces');
+    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:1', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom' })?.otlp?.url).toBe('https://b/custom');
   });
 
   it('reads the service name, resource attributes, headers, timeouts and batch settings', () => {
@@ -28,8 +34,8 @@ describe('OTEL_* variables', () => {
       OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20x,tenant=a', OTEL_EXPORTER_OTLP_TIMEOUT: '2500', OTEL_BSP_SCHEDULE_DELAY: '100',
     })!;
     expect(c.resource).toMatchObject({ 'service.name': 'memcached-operator', 'deployment.environment': 'prod eu', 'telemetry.sdk.language': 'nodejs' });
-    expect(c.headers).toEqual({ Authorization: 'Bearer x', tenant: 'a' });
-    expect(c).toMatchObject({ timeoutMs: 2500, scheduleDelayMs: 100, maxExportBatchSize: 512, maxQueueSize: 2048 });
+    expect(c.otlp!.headers).toEqual({ Authorization: 'Bearer x', tenant: 'a' });
+    expect(c.otlp).toMatchObject({ timeoutMs: 2500, scheduleDelayMs: 100, maxExportBatchSize: 512, maxQueueSize: 2048 });
     expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' })!.resource['service.name']).toBe('unknown_service:node');
   });
 
@@ -37,13 +43,43 @@ describe('OTEL_* variables', () => {
     expect(() => tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
       'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: @opgen/runtime exports OTLP over HTTP with the JSON encoding; set it to http/json',
     );
-    expect(() => tracingConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER=zipkin is not supported; use otlp (or none)');
+    expect(() => tracingConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER=zipkin is not supported; use otlp, console or both (otlp,console), or none');
     expect(() => tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow('the OTLP endpoint collector:4318/v1/traces must be http:// or https://');
     expect(() => tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow('OTEL_TRACES_SAMPLER_ARG=2 must be a number from 0 to 1');
     const lines: string[] = [];
     expect(tracerFromEnv({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }, createLogger({ write: (l) => lines.push(l) }))).toBeUndefined();
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', msg: expect.stringContaining('tracing is off: OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf is not supported') });
+  });
+});
+
+describe('OTEL_TRACES_EXPORTER=console', () => {
+  it('needs no collector: the built runtime writes each span to stdout with the runtime\'s own version as scope', () => {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    expect(instrumentationScope).toEqual({ name: '@opgen/runtime', version: pkg.version });
+    const consoleOnly = tracingConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' });
+    expect([consoleOnly?.console, consoleOnly?.otlp]).toEqual([true, undefined]);
+    expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp,console' })).toMatchObject({ console: true, otlp: { url: 'http://localhost:4318/v1/traces' } });
+    // The bundle (runtime/dist, from `npm run build`) lives at another depth than src: its scope must still carry the version.
+    const script = [
+      `import { tracerFromEnv, createLogger } from ${JSON.stringify(runtimeDist)};`,
+      'const t = tracerFromEnv(process.env, createLogger());',
+      "const s = t.startSpan('reconcile', { attributes: { 'k8s.object.name': 'gb' } });",
+      "s.addEvent('k8s.condition.transition', { 'k8s.condition.type': 'Ready' });",
+      's.end();',
+      'await t.shutdown();',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'gb-operator' } });
+    expect(r.status, r.stderr).toBe(0);
+    const spans = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(spans).toEqual([{
+      resource: { attributes: expect.objectContaining({ 'service.name': 'gb-operator' }) },
+      instrumentationScope: { name: '@opgen/runtime', version: pkg.version },
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/), id: expect.stringMatching(/^[0-9a-f]{16}$/), name: 'reconcile', kind: 'INTERNAL',
+      timestamp: expect.any(Number), duration: expect.any(Number), attributes: { 'k8s.object.name': 'gb' }, status: { code: 'UNSET' },
+      events: [{ name: 'k8s.condition.transition', time: expect.any(Number), attributes: { 'k8s.condition.type': 'Ready' } }],
+    }]);
+    expect(r.stderr).toContain('tracing: writing spans to stdout');
   });
 });
 
