@@ -28,6 +28,9 @@ type Marker struct {
 	// FromGodoc: in the node's doc comment (controller-gen never moves those to the package).
 	FromGodoc bool   `json:"fromGodoc"`
 	Pos       string `json:"pos"`
+	// InBlock: a `+` line of a /* */ comment, which controller-gen does not read as a marker (a doc
+	// comment's stays in the description).
+	InBlock bool `json:"inBlock,omitempty"`
 }
 
 // TypeExpr is a Go type expression.
@@ -524,6 +527,29 @@ func isMarker(text string) bool {
 	return strings.HasPrefix(s, "+")
 }
 
+// blockLines are the lines of a /* */ comment that read like markers (`+name`, after spaces and stars):
+// controller-gen ignores them, but a TypeScript comment holding them would be read as markers.
+func blockLines(c *ast.Comment, godoc bool) []Marker {
+	if !strings.HasPrefix(c.Text, "/*") {
+		return nil
+	}
+	var out []Marker
+	offset := 0
+	for _, line := range strings.Split(c.Text, "\n") {
+		rest := strings.TrimLeft(line, " \t*")
+		if offset == 0 {
+			rest = strings.TrimLeft(line[2:], " \t*")
+		}
+		if strings.HasPrefix(rest, "+") {
+			text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "*/"))
+			at := c.Pos() + token.Pos(offset+len(line)-len(rest))
+			out = append(out, Marker{Text: text, FromGodoc: godoc, Pos: pos(at), InBlock: true})
+		}
+		offset += len(line) + 1
+	}
+	return out
+}
+
 // docText is the description controller-gen makes of a doc comment: marker lines removed, Go's comment
 // text (markers, first space, directives and blank runs gone), `/* */` lines trimmed, TODO lines dropped
 // and a `---` line ending it outside fenced code blocks, newlines kept.
@@ -601,6 +627,8 @@ func associate(p *pkgState, f *ast.File) {
 			for _, c := range g.List {
 				if isMarker(c.Text) {
 					out = append(out, Marker{Text: strings.TrimSpace(c.Text[2:]), FromGodoc: godoc, Pos: pos(c.Pos())})
+				} else {
+					out = append(out, blockLines(c, godoc)...)
 				}
 			}
 		}

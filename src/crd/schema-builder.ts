@@ -385,6 +385,7 @@ export class SchemaBuilder {
         if (this.embeddedObjectMeta && name === 'ObjectMeta' && origin.schema.type === 'object' && Object.keys(origin.schema).length === 1) {
           return { schema: embeddedObjectMetaSchema(), named: origin.named, nullable: false, struct: true };
         }
+        if (this.embeddedObjectMeta) expandEmbeddedObjectMeta(origin.schema);
         return { schema: origin.schema, named: origin.named, nullable: false, struct: origin.named };
       case 'refused':
         return plain(this.fail(file, node, path, origin.message, origin.fix));
@@ -549,6 +550,23 @@ function literalValue(ts: typeof TS, node: TS.LiteralTypeNode): string | number 
 function jsonType(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   return typeof v;
+}
+
+/**
+ * controller-gen applies crd:generateEmbeddedObjectMeta to every ObjectMeta below the root, those inside
+ * Kubernetes' own types too (PodTemplateSpec, JobTemplateSpec, PersistentVolumeClaim …). In the model
+ * schemas an ObjectMeta is a `metadata` property that is a bare object (its description at most); ListMeta,
+ * the other `metadata`, has its properties.
+ */
+function expandEmbeddedObjectMeta(schema: JSONSchemaProps): void {
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const bare = prop.type === 'object' && Object.keys(prop).every((k) => k === 'type' || k === 'description');
+    if (name === 'metadata' && bare) Object.assign(prop, embeddedObjectMetaSchema(), prop.description === undefined ? {} : { description: prop.description });
+    else expandEmbeddedObjectMeta(prop);
+  }
+  for (const child of [schema.items, schema.additionalProperties, ...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) {
+    if (child && typeof child === 'object' && !Array.isArray(child)) expandEmbeddedObjectMeta(child);
+  }
 }
 
 /** The ObjectMeta fields controller-gen allows in an embedded ObjectMeta (known_types.go ObjectMetaPackages). */

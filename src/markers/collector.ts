@@ -258,7 +258,8 @@ function describe(text: string, comments: RawComment[], nodeStart: number): stri
     lines = run;
   }
   // Marker lines, and tool directives (Go drops `//go:generate`; TypeScript's are these), are not prose.
-  lines = lines.filter((l) => !l.trimStart().startsWith('+') && !DIRECTIVE.test(l.trimStart()));
+  // A line written `\+` is prose starting with `+` (a Go block comment's marker-like line, after migrate).
+  lines = lines.filter((l) => !l.trimStart().startsWith('+') && !DIRECTIVE.test(l.trimStart())).map((l) => l.replace(/^([\s*]*)\\\+/, '$1+'));
   // Go's CommentGroup.Text: trim blank lines at both ends, collapse runs of blank lines.
   const collapsed: string[] = [];
   for (const l of lines) {

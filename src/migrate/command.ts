@@ -91,7 +91,7 @@ function printSummary(ctx: CommandContext, model: GoModel, t: Translation, outpu
       e.at.push(relativePos(ctx.cwd, i.pos));
       byText.set(i.text, e);
     }
-    ctx.out(`${s.ignored.length} marker${s.ignored.length === 1 ? '' : 's'} controller-gen ignores, kept as plain comments:`);
+    ctx.out(`${s.ignored.length} marker${s.ignored.length === 1 ? '' : 's'} controller-gen ignores, kept as comments, not markers:`);
     for (const [text, { why, at }] of byText) {
       const more = at.length > 3 ? ` and ${at.length - 3} more` : '';
       ctx.out(`  ${text} (${why}): ${at.slice(0, 3).join(', ')}${more}`);

@@ -7,6 +7,8 @@ export interface GoMarker {
   fromGodoc: boolean;
   /** file:line:col */
   pos: string;
+  /** A `+` line of a block comment: not a marker to controller-gen (a doc comment keeps it as text). */
+  inBlock?: boolean;
 }
 
 export type GoTypeExpr =

@@ -137,7 +137,7 @@ export async function migrateProjectCommand(ctx: CommandContext, o: MigrateProje
   for (const [r, at] of reconcilers) ctx.out(`  ${r.kind}: its controller points at ${at ?? 'no Go reconciler (none found)'}`);
   for (const n of notes) ctx.out(`  ${n}`);
   const ignored = translation.summary.ignored.length;
-  if (ignored > 0) ctx.out(`${ignored} marker${ignored === 1 ? '' : 's'} controller-gen ignores, kept as plain comments (opgen migrate api lists them)`);
+  if (ignored > 0) ctx.out(`${ignored} marker${ignored === 1 ? '' : 's'} controller-gen ignores, kept as comments, not markers (opgen migrate api lists them)`);
   ctx.out(`next: cd ${displayPath(ctx.cwd, out)} && npm install && npx opgen generate`);
   return 0;
 }

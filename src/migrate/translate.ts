@@ -106,6 +106,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (p
   const rootModules = new Set(model.packages.filter((p) => p.root).map((p) => p.module));
 
   const classify = (m: GoMarker, target: Target): Classified => {
+    if (m.inBlock) return { kind: 'ignore', why: `in a /* */ comment: controller-gen reads markers only from // comments${m.fromGodoc ? ', and keeps this line in the description' : ''}` };
     const text = m.text.slice(1);
     const split = splitMarker(text, (n) => registry.lookup(n));
     if (!split) return { kind: 'ignore', why: text.startsWith('build ') ? 'a Go build constraint' : 'not a controller-gen marker' };
@@ -126,7 +127,7 @@ export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (p
   const optionalByPkg = new Map(
     model.packages.map((p) => [p.importPath, p.markers.some((m) => optional(m, 'package')) || p.types.some((t) => t.markers.some((m) => optional(m, 'type')))]),
   );
-  const groupOf = (p: GoPackage): string | undefined => p.markers.find((m) => m.text.startsWith('+groupName='))?.text.slice('+groupName='.length);
+  const groupOf = (p: GoPackage): string | undefined => p.markers.find((m) => !m.inBlock && m.text.startsWith('+groupName='))?.text.slice('+groupName='.length);
   /**
    * The struct behind a kind, as controller-gen's FindKubeKinds finds it: a struct embedding TypeMeta and
    * ObjectMeta, or a type of the same name declared as one of the same group (gateway-api's v1beta1
@@ -157,7 +158,8 @@ export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (p
     // Markers of the user's module are reported; those of the dependencies' types are only carried.
     const own = rootModules.has(pkg.module);
     const ignore = (m: GoMarker, why: string, into: string[]): void => {
-      into.push(m.text.slice(1));
+      // A doc comment's line stays in the description (escaped there, so opgen does not read a marker).
+      if (!(m.inBlock && m.fromGodoc)) into.push(m.text.slice(1));
       if (own) summary.ignored.push({ pos: m.pos, text: m.text, why });
     };
     for (const m of pkg.markers) {
@@ -167,9 +169,9 @@ export function translate(model: GoModel, reg: GeneratorRegistry, folderFor?: (p
         packageMarkers.push(m.text);
       } else if (pkg.root) ignore(m, c.kind === 'ignore' ? c.why : 'not a package marker', packageIgnored);
     }
-    const groupMarker = pkg.markers.find((m) => m.text.startsWith('+groupName='));
+    const groupMarker = pkg.markers.find((m) => !m.inBlock && m.text.startsWith('+groupName='));
     const group = groupMarker ? groupMarker.text.slice('+groupName='.length) : undefined;
-    const versionMarker = pkg.markers.find((m) => m.text.startsWith('+versionName='));
+    const versionMarker = pkg.markers.find((m) => !m.inBlock && m.text.startsWith('+versionName='));
     if (pkg.root && group !== undefined && !versionMarker && pkg.name !== posix.basename(folder)) packageMarkers.push(`+versionName=${pkg.name}`);
 
     const byFile = new Map<string, FileOut>();
@@ -323,7 +325,9 @@ function isKindStruct(t: GoTypeDecl): boolean {
 }
 
 function comments(ignored: string[], markers: string[], doc: string): CommentedLines {
-  const lines = doc === '' ? [] : doc.split('\n');
+  // A description line reading like a marker (from a Go /* */ comment) is written `\+`: opgen reads a
+  // `+` line of any TypeScript comment as a marker, and a `\+` line as description text starting with `+`.
+  const lines = doc === '' ? [] : doc.split('\n').map((l) => l.replace(/^([\s*]*)\+/, '$1\\+'));
   const line = doc.includes('*/');
   return { ignored, markers, doc: lines, jsdoc: lines.length > 0 && !line, lineDoc: lines.length > 0 && line };
 }

@@ -26,6 +26,8 @@ interface Api {
   crds: string[];
   /** A marker of the API that controller-gen ignores (migrate must list it). */
   ignored: string;
+  /** controller-gen's crd options, given to both generators (`generateEmbeddedObjectMeta=true`). */
+  crdOptions?: string;
   covers: string;
 }
 
@@ -37,6 +39,15 @@ const apis: Api[] = [
     crds: ['edges.parity.opgen.dev_edges.yaml'],
     ignored: '+kubebuilder:object:root=true (not a kind: it does not embed TypeMeta and ObjectMeta): migrate/v1/types.go:',
     covers: 'test/parity/go/migrate: marker blocks, typos, a kind without object:root, integer kinds, []byte, a dependency package\'s Optional',
+  },
+  {
+    name: 'JobSet-like templates',
+    dir: goRoot,
+    packages: ['./jobset/v1'],
+    crdOptions: 'generateEmbeddedObjectMeta=true',
+    crds: ['jobset.parity.opgen.dev_jobsets.yaml'],
+    ignored: '+kubebuilder:validation:Enum=DSM (in a /* */ comment: controller-gen reads markers only from // comments, and keeps this line in the description): jobset/v1/types.go:44:3',
+    covers: 'test/parity/go/jobset with crd:generateEmbeddedObjectMeta=true: the metadata of JobTemplateSpec, PodTemplateSpec and PersistentVolumeClaim, CEL rules reading it, a marker in a /* */ comment, client-gen\'s markers',
   },
   {
     name: 'prometheus-operator',
@@ -79,7 +90,7 @@ afterAll(() => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
 
-describe.each(apis)('$name: $covers', ({ name, dir: moduleDir, packages, crds, ignored }) => {
+describe.each(apis)('$name: $covers', ({ name, dir: moduleDir, packages, crds, ignored, crdOptions }) => {
   const dir = moduleDir ?? join(apisRoot, name);
   const work = mkdtempSync(join(tmpdir(), `opgen-migrate-${name.replace(/ /g, '-')}-`));
   temps.push(work);
@@ -91,12 +102,13 @@ describe.each(apis)('$name: $covers', ({ name, dir: moduleDir, packages, crds, i
   let cgStderr = '';
 
   beforeAll(async () => {
-    const cgRun = promisify(execFile)(cg, ['crd', `output:crd:dir=${theirs}`, `paths=${packages.join(';')}`], { cwd: dir, maxBuffer: 1 << 28 }).then(
+    const crd = crdOptions ? `crd:${crdOptions}` : 'crd';
+    const cgRun = promisify(execFile)(cg, [crd, `output:crd:dir=${theirs}`, `paths=${packages.join(';')}`], { cwd: dir, maxBuffer: 1 << 28 }).then(
       (r) => r.stderr,
       (e: { stderr?: string }) => e.stderr ?? String(e),
     );
     migrate = await opgen(dir, 'migrate', 'api', ...packages, '--output', ts);
-    generate = await opgen(work, 'generate', 'crd', '--paths', ts, '--output-dir', ours);
+    generate = await opgen(work, 'generate', crd, '--paths', ts, '--output-dir', ours);
     cgStderr = await cgRun;
     migrated.push(ts);
   }, 300_000);
@@ -155,6 +167,14 @@ describe('the edge cases as TypeScript', () => {
   it('writes the +k8s:enum constants and a doc holding a star-slash as line comments', () => {
     expect(file()).toContain("export const PhaseRunning: Phase = 'Running';");
     expect(file()).toContain('  // Cron runs on */5 * * * * (a JSDoc block would end at the star and slash).\n  cron?: string;');
+  });
+});
+
+describe('the JobSet-like API as TypeScript', () => {
+  const file = (): string => readFileSync(join(migrated.find((d) => d.includes('opgen-migrate-JobSet-like'))!, 'v1', 'types.ts'), 'utf8');
+
+  it('keeps the /* */ comment\'s marker line as description text, escaped so opgen reads no marker either', () => {
+    expect(file()).toContain('  /**\n   * Provider names the backend.\n   * \\+kubebuilder:validation:Enum=DSM\n   */\n  provider?: string;');
   });
 });
 
