@@ -18,7 +18,8 @@ export {
   type Span, type SpanContext, type SpanExporter, type FinishedSpan, type Attributes, type TracingConfig, type OtlpConfig,
 } from './tracing/index.js';
 export { startProbeServer, type Check, type ProbeChecks } from './healthz/index.js';
-export { LeaderElector, type LeaderElectionConfig } from './leaderelection/index.js';
+export { LeaderElector, LeaderElectionLostError, type LeaderElectionConfig } from './leaderelection/index.js';
 export { loadKubeConfig, KubeConfigError, type KubeConfigLike, type LoadKubeConfigOptions } from './kubeconfig/index.js';
 export * from './webhook/index.js';
 export { HashRing, fnv1a64, shardSelector, ringLabel, viewAnnotation, shardLabelOf, drainLabelOf, type HashRange, type ShardingOptions, type OwnershipEvent } from './sharding/index.js';
+export { ShardFencedError } from './sharding/errors.js';

@@ -21,6 +21,7 @@ import { started } from '../manager/testdata/started.js';
 import { waitFor } from '../manager/testdata/wait.js';
 import { Result } from '../reconcile/index.js';
 import { Transport } from '../transport/index.js';
+import { LeaderElectionLostError } from '../index.js';
 
 const plugin = fileURLToPath(new URL('../kubeconfig/testdata/exec-plugin.mjs', import.meta.url));
 let env: TestEnv;
@@ -84,7 +85,7 @@ describe('leadership counts from the last successful renew', () => {
       expect((afterBlock as Error).message).toMatch(/leader election lost|renewDeadline/);
       await expect(admin.get(ConfigMap, { namespace: ns, name: 'written-after-block' })).rejects.toSatisfy(isNotFound);
       await waitFor(() => run.settled !== undefined, 10_000, 'the manager to stop');
-      expect(run.settled).toBeInstanceOf(Error);
+      expect(run.settled).toBeInstanceOf(LeaderElectionLostError);
       expect((run.settled as Error).message).toContain('leader election lost');
     } finally {
       run.stop();
@@ -179,7 +180,7 @@ describe('leadership counts from the last successful renew', () => {
       await watching;
       watcher.destroy();
       // One leader: A had stepped down (start() rejected) before B took the lease.
-      expect(aWhenTakenOver).toBeInstanceOf(Error);
+      expect(aWhenTakenOver).toBeInstanceOf(LeaderElectionLostError);
       expect((aWhenTakenOver as Error).message).toContain('leader election lost');
       // The plugin answers again: whatever A still had queued could go out now.
       unlinkSync(hangWhile);

@@ -14,8 +14,11 @@ import { isConflict, isNotFound } from '../client/errors.js';
 import { sleep, timeoutSignal } from '../internal/timers/index.js';
 import type { KubeConfigLike } from '../kubeconfig/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
+import { LeaderElectionLostError } from './errors.js';
 import { type Lease, LeaseClient, type LeaseSpec } from './internal/lease-client.js';
 import type { RequestObserver } from '../transport/observer.js';
+
+export { LeaderElectionLostError };
 
 export interface LeaderElectionConfig {
   kubeConfig: KubeConfigLike;
@@ -130,7 +133,7 @@ export class LeaderElector {
    */
   guard(): Error | undefined {
     if (!this.fenced && this.leading && performance.now() >= this.renewedAt + this.renewDeadlineMs) this.fenced = true;
-    return this.fenced ? new Error(`leader election lost: the lease ${this.leaseRef} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent as leader`) : undefined;
+    return this.fenced ? new LeaderElectionLostError(`leader election lost: the lease ${this.leaseRef} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent as leader`) : undefined;
   }
 
   /** The identity in the lease as last observed ('' when free); undefined before the first read. */

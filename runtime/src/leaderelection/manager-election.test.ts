@@ -8,6 +8,7 @@ import { Namespace } from '../api/builtins.js';
 import type { Client } from '../client/client.js';
 import type { TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
+import { LeaderElectionLostError } from '../index.js';
 import { createManager, type Manager } from '../manager/index.js';
 import { Result } from '../reconcile/index.js';
 import { Guestbook, useGuestbookEnv } from '../manager/testdata/guestbook.js';
@@ -102,7 +103,7 @@ describe('managers with leader election', () => {
       JSON.stringify({ spec: { holderIdentity: 'someone-else', renewTime: now, acquireTime: now } })],
       { env: { ...process.env, KUBECONFIG: env.kubeconfigPath } });
     await waitFor(() => a.settled !== undefined, 10_000, 'the manager to stop');
-    expect(a.settled).toBeInstanceOf(Error);
+    expect(a.settled).toBeInstanceOf(LeaderElectionLostError);
     expect((a.settled as Error).message).toBe('leader election lost');
   });
 });

@@ -7,6 +7,7 @@ import type { Client } from '../client/client.js';
 import { eventually, type TestEnv } from '../envtest/index.js';
 import { silentLogger } from '../log/index.js';
 import { Result } from '../reconcile/index.js';
+import { LeaderElectionLostError, ShutdownTimeoutError } from '../index.js';
 import { createManager, type Manager, type ManagerOptions } from './index.js';
 import { Guestbook, useGuestbookEnv } from './testdata/guestbook.js';
 import { started } from './testdata/started.js';
@@ -136,7 +137,7 @@ describe('leadership', () => {
     await client.patch(Lease, { namespace: ns, name: 'guestbook-operator' }, { type: 'merge', body: { spec } });
 
     await waitFor(() => aRun.settled !== undefined, 10_000, 'the old leader to stop');
-    expect(aRun.settled).toBeInstanceOf(Error);
+    expect(aRun.settled).toBeInstanceOf(LeaderElectionLostError);
     expect((aRun.settled as Error).message).toBe('leader election lost');
     // Known at the next renew (retryPeriod 500 ms), not after the 15 s graceful drain.
     expect(aRun.settledAt! - takenAt).toBeLessThan(2500);
@@ -180,8 +181,8 @@ describe('leadership', () => {
     await waitFor(() => began, 15_000, 'the reconcile to begin');
     aRun.stop();
     await aRun.done;
-    expect(aRun.settled).toBeInstanceOf(Error);
-    expect((aRun.settled as Error).message).toMatch(/300 ms graceful shutdown/);
+    expect(aRun.settled).toBeInstanceOf(ShutdownTimeoutError);
+    expect((aRun.settled as Error).message).toBe('runnables did not finish within the 300 ms graceful shutdown period');
     const lease = await readLease(ns);
     expect(lease.spec?.holderIdentity).toBeTruthy(); // not released
     expect(lease.spec?.leaseDurationSeconds).toBe(5);

@@ -10,6 +10,7 @@ import { ensureFinalizer, isBeingDeleted, releaseFinalizer } from '../helpers/fi
 import { setStatusCondition } from '../helpers/conditions.js';
 import { createLogger, silentLogger } from '../log/index.js';
 import { Result, terminal, type ReconcileContext, type Request } from '../reconcile/index.js';
+import { ShutdownTimeoutError } from '../index.js';
 import { createManager, type Manager } from './manager.js';
 import { Guestbook, useGuestbookEnv } from './testdata/guestbook.js';
 
@@ -388,6 +389,7 @@ describe('manager + controller', () => {
     await client.create(Guestbook, { metadata: { name: 'stuck', namespace: ns }, spec: {} });
     await eventually(() => expect(began).toBe(true));
     ctl.abort();
+    await expect(done).rejects.toBeInstanceOf(ShutdownTimeoutError);
     await expect(done).rejects.toThrow(/300 ms graceful shutdown/);
     expect(sawAbort).toBe(true);
   });

@@ -30,6 +30,8 @@ import type { ManagerWebhookOptions } from '../webhook/manager-options.js';
 import { LocalDevelopment } from '../webhook/internal/local-development.js';
 import { DelegatingClient } from './delegating-client.js';
 import { Leadership } from './leadership.js';
+import { LeaderElectionLostError } from '../leaderelection/errors.js';
+import { ShutdownTimeoutError } from './errors.js';
 import { HardStop, RunGroup, settleWithin, StopRequest } from './lifecycle.js';
 import type { Runnable } from './runnable.js';
 import { versionSkewWarning, type ServerVersion } from './version-skew.js';
@@ -327,7 +329,7 @@ class ControllerManager implements Manager, ControllerHost {
           this.observability.leading(this.opts.leaderElectionID!, false);
           // Someone else may lead already: stop every write now, not after a graceful drain.
           this.stopHard.fire('leader election lost');
-          stop.fail(new Error('leader election lost'));
+          stop.fail(new LeaderElectionLostError());
         },
         onError: (err) => stop.fail(err),
         // Hand the lease over only when nothing we started can still be writing.
@@ -388,7 +390,7 @@ class ControllerManager implements Manager, ControllerHost {
       if (!(await work.drain(this.timeoutMs))) {
         this.stopHard.fire('the graceful shutdown period passed');
         log.error('graceful shutdown timed out; in-flight reconciles were abandoned and the lease is kept until it expires', undefined, { gracefulShutdownTimeoutMs: this.timeoutMs });
-        stop.fail(new Error(`runnables did not finish within the ${this.timeoutMs} ms graceful shutdown period`));
+        stop.fail(new ShutdownTimeoutError(this.timeoutMs));
       }
     }
     // 3. The lease, only now, so the next leader never overlaps with our in-flight work (and not at

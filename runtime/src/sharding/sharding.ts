@@ -32,6 +32,7 @@ import { Result, type Reconciler } from '../reconcile/index.js';
 import { resourcePath, Transport } from '../transport/index.js';
 import type { Runnable } from '../manager/runnable.js';
 import { fnv1a64, HashRing, shardSelector, defaultVirtualNodes, type HashRange } from './ring.js';
+import { ShardFencedError } from './errors.js';
 import { Sharder } from './sharder.js';
 import { objectKey } from '../cache/store.js';
 
@@ -257,7 +258,7 @@ export class Sharding {
   /** An error once this replica may no longer write as a ring member (its Lease lapsed). */
   guard(): Error | undefined {
     if (!this.fenced && this.lease && performance.now() >= this.renewedAt + this.renewDeadlineMs) this.fenced = true;
-    return this.fenced ? new Error(`sharding: the shard lease ${this.namespace}/${this.leaseName} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent`) : undefined;
+    return this.fenced ? new ShardFencedError(`${this.namespace}/${this.leaseName}`, `sharding: the shard lease ${this.namespace}/${this.leaseName} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent`) : undefined;
   }
 
   /**
@@ -573,7 +574,7 @@ export class Sharding {
     } catch (err) {
       if (signal.aborted) return false;
       // Someone else wrote our Lease (deleted as expired, say): another replica may own our share by now.
-      if (isConflict(err) || (isNotFound(err) && this.lease)) throw new Error(`sharding: the shard lease ${this.namespace}/${this.leaseName} was changed by someone else; stopping`);
+      if (isConflict(err) || (isNotFound(err) && this.lease)) throw new ShardFencedError(`${this.namespace}/${this.leaseName}`, `sharding: the shard lease ${this.namespace}/${this.leaseName} was changed by someone else; stopping`);
       this.log.error('failed to renew the shard lease', err, { sinceLastRenewMs: Math.round(performance.now() - this.renewedAt) });
       return false;
     } finally {

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, eventually, type TestEnv } from '../envtest/index.js';
 import type { Logger } from '../log/index.js';
+import { LeaderElectionLostError } from '../index.js';
 import { createManager, type Manager, type ManagerOptions } from '../manager/manager.js';
 import { redirectAnnotation } from './internal/redirect.js';
 import { localDevelopmentEnv } from './internal/redirect-decision.js';
@@ -217,7 +218,9 @@ describe('redirected webhooks go back on every way out', () => {
     const taken = await api(env, 'PATCH', '/apis/coordination.k8s.io/v1/namespaces/default/leases/local-dev',
       { spec: { holderIdentity: 'someone-else', leaseDurationSeconds: 30, renewTime: now, acquireTime: now } }, { 'Content-Type': 'application/merge-patch+json' });
     expect(taken.status).toBe(200);
-    expect(((await running.done) as Error).message).toBe('leader election lost');
+    const lost = await running.done;
+    expect(lost).toBeInstanceOf(LeaderElectionLostError);
+    expect((lost as Error).message).toBe('leader election lost');
     expect(await clusterState()).toEqual(before);
   });
 
