@@ -11,16 +11,46 @@ interface CrdVersion {
   [key: string]: unknown;
 }
 
+interface ManagedFields {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  fieldsV1?: Record<string, unknown>;
+}
+
 interface Crd extends KubeObject {
+  metadata?: KubeObject['metadata'] & { managedFields?: ManagedFields[] };
   spec?: { group?: string; scope?: string; names?: Record<string, unknown>; versions?: CrdVersion[]; [key: string]: unknown };
   status?: { storedVersions?: string[] };
 }
 
 export const APPLY_CRDS = 'kubectl apply --server-side -k config/crd (or opgen dev, which applies them first)';
 
+/** kubectl apply --server-side's field manager: its own fields never conflict. */
+const KUBECTL_MANAGER = 'kubectl';
+
+/**
+ * How to apply the generated CRDs over an installed one. When another field manager owns part of its spec
+ * (helm, envtest, a GitOps tool, an earlier client-side apply), a plain server-side apply fails with a
+ * conflict on every field whose value changes; --force-conflicts takes those fields over.
+ */
+export function applyCrdsFix(installed: Crd | undefined): string {
+  const others = [
+    ...new Set(
+      (installed?.metadata?.managedFields ?? [])
+        .filter((m) => m.subresource === undefined && m.manager !== KUBECTL_MANAGER && m.fieldsV1 !== undefined && 'f:spec' in m.fieldsV1)
+        .map((m) => m.manager ?? '(unnamed)'),
+    ),
+  ].sort();
+  if (others.length === 0) return APPLY_CRDS;
+  const who = others.map((m) => `"${m}"`).join(', ');
+  return `kubectl apply --server-side --force-conflicts -k config/crd (the CRD's spec is also managed by ${who}, so without --force-conflicts the apply fails on a field-manager conflict; --force-conflicts makes kubectl the owner of the fields it changes, and ${others.length === 1 ? 'that manager' : 'those managers'} will set them back on ${others.length === 1 ? 'its' : 'their'} next apply or sync unless updated the same way)`;
+}
+
 export async function checkCrds(kubectl: Kubectl, generated: readonly KubeObject[]): Promise<Finding[]> {
   if (generated.length === 0) return [];
-  const list = await kubectl.json<{ items: Crd[] }>(['get', 'customresourcedefinitions']);
+  // managedFields say which other tools manage a CRD (kubectl hides them unless asked).
+  const list = await kubectl.json<{ items: Crd[] }>(['get', 'customresourcedefinitions', '--show-managed-fields']);
   const installed = new Map(list.items.map((c) => [c.metadata?.name ?? '', c]));
   return generated.map((g) => crdFinding(g as Crd, installed.get(g.metadata?.name ?? '')));
 }
@@ -29,6 +59,7 @@ export function crdFinding(generated: Crd, installed: Crd | undefined): Finding 
   const subject = generated.metadata?.name ?? '(unnamed)';
   const base = { check: 'crd' as const, subject };
   if (!installed) return { ...base, status: 'error', message: 'not installed in the cluster: the operator\'s watches of this kind fail', fix: APPLY_CRDS };
+  const apply = applyCrdsFix(installed);
   const versions = generated.spec?.versions ?? [];
   const names = versions.map((v) => v.name);
   const dropped = (installed.status?.storedVersions ?? []).filter((v) => !names.includes(v));
@@ -47,10 +78,10 @@ export function crdFinding(generated: Crd, installed: Crd | undefined): Finding 
     return {
       ...base, status: 'warning',
       message: `the storage version changes from ${from} to ${to}: objects stay stored as ${from} until rewritten, and ${from} stays in status.storedVersions`,
-      fix: `${APPLY_CRDS}; then rewrite every object (read and write each, or kube-storage-version-migrator) and remove ${from} from status.storedVersions`,
+      fix: `${apply}; then rewrite every object (read and write each, or kube-storage-version-migrator) and remove ${from} from status.storedVersions`,
     };
   }
-  if (diff) return { ...base, status: 'error', message: `stale: the installed CRD differs from config/crd/bases at ${diff}`, fix: APPLY_CRDS };
+  if (diff) return { ...base, status: 'error', message: `stale: the installed CRD differs from config/crd/bases at ${diff}`, fix: apply };
   return { ...base, status: 'ok', message: `installed and up to date (storage version ${to}, stored ${(installed.status?.storedVersions ?? []).join(', ')})` };
 }
 

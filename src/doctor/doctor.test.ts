@@ -1,7 +1,7 @@
 // opgen doctor against a real kube-apiserver (envtest): every check provoked for real on a scaffolded
 // project — a declared minimum above the server's version, CRDs missing, stale and with a stored version
 // the new one drops, a verb missing from the service account's role, an expired certificate.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -97,6 +97,30 @@ describe('opgen doctor on the API server', () => {
     finding = row((await doctor()).report, 'crd', CRD);
     expect(finding).toMatchObject({ status: 'error', message: 'stale: the installed CRD differs from config/crd/bases at spec.versions[v1alpha1].schema.openAPIV3Schema.properties.spec.properties.legacy' });
     kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(dir, 'config/crd/bases')]);
+    expect(row((await doctor()).report, 'crd', CRD)?.status).toBe('ok');
+  });
+
+  it('CRDs: stale and installed by another tool (helm): the fix is the command that works, --force-conflicts, naming what it takes over', async () => {
+    kubectl(['delete', 'crd', CRD, '--wait', '--ignore-not-found']);
+    // What helm installed from an older chart: a description that has changed since.
+    const older = generatedCrd();
+    const spec = older.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    expect(spec.description).toBeDefined();
+    spec.description = 'An older description.';
+    kubectl(['apply', '--server-side', '--field-manager', 'helm', '-f', '-'], JSON.stringify(older));
+    kubectl(['wait', '--for=condition=Established', `crd/${CRD}`]);
+    const finding = row((await doctor()).report, 'crd', CRD);
+    expect(finding).toMatchObject({ status: 'error', message: 'stale: the installed CRD differs from config/crd/bases at spec.versions[v1alpha1].schema.openAPIV3Schema.properties.spec.description' });
+    expect(finding?.fix).toMatch(/^kubectl apply --server-side --force-conflicts -k config\/crd \(the CRD's spec is also managed by "helm", .*that manager will set them back/);
+    const run = (command: string): { status: number | null; output: string } => {
+      const r = spawnSync('sh', ['-c', `${command} --kubeconfig '${env.kubeconfigPath}' 2>&1`], { cwd: dir, encoding: 'utf8' });
+      return { status: r.status, output: r.stdout };
+    };
+    // The plain server-side apply fails on the conflict; the command doctor prints applies the CRD.
+    const plain = run('kubectl apply --server-side -k config/crd');
+    expect(plain.status).not.toBe(0);
+    expect(plain.output).toMatch(/conflict.*with "helm"/is);
+    expect(run(finding!.fix!.replace(/ \(.*$/, ''))).toMatchObject({ status: 0 });
     expect(row((await doctor()).report, 'crd', CRD)?.status).toBe('ok');
   });
 
