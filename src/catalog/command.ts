@@ -6,7 +6,7 @@ import { join, relative, resolve } from 'node:path';
 import type { CommandContext } from '../common/command-context.js';
 import type { Document } from 'yaml';
 import { OpgenError, OpgenErrors, type Position } from '../diag/diagnostic.js';
-import { toYaml } from '../gen/yaml.js';
+import { toYaml } from '../common/yaml.js';
 import { bundleBlob, bundleImage, readBundles, type CatalogBundle } from '../olm/catalog.js';
 import { compareSemVer } from '../olm/semver.js';
 import { commitTree, renderTemplates, Tree } from '../scaffold/index.js';

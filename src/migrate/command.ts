@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type HandlebarsNamespace from 'handlebars';
 import type { CommandContext } from '../common/command-context.js';
 import { OpgenError } from '../diag/diagnostic.js';
-import { createGeneratorRegistry } from '../gen/registry.js';
+import { createGeneratorRegistry } from '../registry/index.js';
 import { commitTree, loadTemplates, Tree } from '../scaffold/index.js';
 import type { GoModel } from './go-model.js';
 import { kubernetesModelsVersion } from '../crd/kubernetes/index.js';

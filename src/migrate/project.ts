@@ -14,7 +14,7 @@ import { editCommand } from '../commands/edit/index.js';
 import { initCommand } from '../commands/init/index.js';
 import { kebab } from '../commands/shared/names.js';
 import { OpgenError } from '../diag/diagnostic.js';
-import { createGeneratorRegistry } from '../gen/registry.js';
+import { createGeneratorRegistry } from '../registry/index.js';
 import { apiDir, controllerDir } from '../project/index.js';
 import { commitTree, loadTemplates, Tree } from '../scaffold/index.js';
 import { displayPath, render } from './command.js';

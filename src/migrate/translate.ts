@@ -4,7 +4,7 @@
 // ignores (other generators' markers, typos) becomes a plain comment and is listed in the summary.
 import { posix } from 'node:path';
 import { TYPE_META } from '../crd/known-types.js';
-import type { GeneratorRegistry } from '../gen/registry.js';
+import type { GeneratorRegistry } from '../registry/index.js';
 import { parseArguments, splitMarker, type Target } from '../markers/index.js';
 import { pluralize } from '../naming/index.js';
 import type { GoField, GoMarker, GoModel, GoPackage, GoTypeDecl, GoTypeExpr } from './go-model.js';

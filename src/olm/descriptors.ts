@@ -9,7 +9,7 @@ import { expandPaths } from '../common/paths.js';
 import { createGeneratorRegistry } from '../registry/index.js';
 import { loadTypeScript } from '../common/typescript-loader.js';
 import { SourceSet, type CollectedMarker, type LoadedFile } from '../markers/index.js';
-import { CSV_CRD_MARKER } from './markers.js';
+import { CSV_CRD_MARKER } from '../registry/olm-markers.js';
 
 export interface Descriptor {
   path: string;
