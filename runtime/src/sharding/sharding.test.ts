@@ -6,22 +6,18 @@
 // (each replica lists everything and keeps its share), and once in label mode (the leader labels every
 // object with its replica, owned ConfigMaps follow their Guestbook). Each replica also prints its
 // ownership spans; testdata/spans.ts checks that no two replicas could reconcile one object at once.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { ConfigMap, Lease, Namespace } from '../api/builtins.js';
 import { createClient, type Client } from '../client/client.js';
 import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { Guestbook, guestbookCrd } from '../manager/testdata/guestbook.js';
 import { fnv1a64, HashRing } from './ring.js';
 import type { OwnershipEvent } from './sharding.js';
+import { Replica, until, useRuntimeBuild } from './testdata/processes.js';
 import { ownershipViolations, type Reconcile } from './testdata/spans.js';
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const replicaScript = fileURLToPath(new URL('./testdata/replica.mjs', import.meta.url));
 /** Objects per run (the issue asks 3,000): OPGEN_SHARDING_OBJECTS overrides, and the second run takes a fifth to spare the 2-core machine. */
 const objects = Number(process.env.OPGEN_SHARDING_OBJECTS ?? 3000);
 /** Objects of the label-mode run (each also gets a ConfigMap, and every label is a write): OPGEN_SHARDING_LABEL_OBJECTS overrides. */
@@ -30,71 +26,7 @@ const leaseMs = 4000;
 const labelLeaseMs = 8000;
 /** Label mode's takeover also writes two labels per moved object (the object and its ConfigMap), 8 at a time: 40 ms each on a loaded 2-core API server. */
 const relabelMs = (moved: number) => 40 * moved;
-let buildDir: string;
-
-beforeAll(() => {
-  buildDir = mkdtempSync(join(tmpdir(), 'opgen-sharding-build-'));
-  symlinkSync(join(repo, 'node_modules'), join(buildDir, 'node_modules'));
-  execFileSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'runtime/tsconfig.build.json'), '--outDir', join(buildDir, 'dist')], { stdio: 'pipe' });
-}, 240_000);
-afterAll(() => {
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
-});
-
-type Gauges = Record<string, number>;
-
-class Replica {
-  readonly gauges: Gauges = {};
-  stderr = '';
-  exitCode?: number | null;
-  killedAt?: number;
-  readonly exited: Promise<void>;
-  private readonly child: ChildProcess;
-
-  constructor(readonly id: string, kubeconfigPath: string, namespace: string, sink: Reconcile[], spans: OwnershipEvent[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [replicaScript, join(buildDir, 'dist/index.js'), kubeconfigPath, namespace, id], {
-      cwd: buildDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, OPGEN_LOG: 'info', OPGEN_RECONCILE_MS: '20', ...env },
-    });
-    let buffered = '';
-    this.child.stdout!.on('data', (c: Buffer) => {
-      buffered += c.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line) continue;
-        const msg = JSON.parse(line) as Reconcile | { m: Gauges } | { o: OwnershipEvent };
-        if ('m' in msg) Object.assign(this.gauges, msg.m);
-        else if ('o' in msg) spans.push(msg.o);
-        else sink.push(msg);
-      }
-    });
-    this.child.stderr!.on('data', (c: Buffer) => (this.stderr += c.toString()));
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => ((this.exitCode = code), resolve())));
-  }
-
-  kill(signal: NodeJS.Signals): void {
-    if (signal === 'SIGKILL') this.killedAt = performance.timeOrigin + performance.now();
-    this.child.kill(signal);
-  }
-
-  /** The ring changes this replica logged (the manager's JSON log lines on stderr). */
-  ringChanges(): string[] {
-    return this.stderr.split('\n').filter((l) => l.includes('"shard ring changed"'));
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ms: number, check: () => boolean | Promise<boolean>, debug: () => string = () => ''): Promise<number> {
-  const start = performance.now();
-  for (;;) {
-    if (await check()) return performance.now() - start;
-    if (performance.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}\n${debug()}`);
-    await sleep(100);
-  }
-}
+const build = useRuntimeBuild();
 
 /** No two reconciles of one object overlap in time (one replica at a time, and never two at once). */
 function overlaps(records: Reconcile[]): string[] {
@@ -143,7 +75,7 @@ function useCluster(gate: boolean, replicaEnv: Record<string, string> = {}) {
     replicas,
     running,
     client: () => client,
-    start: (id: string) => replicas.set(id, new Replica(id, env.kubeconfigPath, ns, records, spans, replicaEnv)),
+    start: (id: string) => replicas.set(id, new Replica(id, build(), env.kubeconfigPath, ns, records, spans, replicaEnv)),
     /** The resourceVersion of every Guestbook now. */
     versions: async () => new Map((await client.list(Guestbook, { namespace: ns })).items.map((g) => [g.metadata!.name!, g.metadata!.resourceVersion!])),
     /** Names whose current resourceVersion no replica has reconciled yet. */

@@ -83,6 +83,8 @@ export const drainLabelOf = (ring: string) => `sharding.opgen.dev/drain-${ring}`
 interface Observed {
   spec: string;
   at: number;
+  /** When its holder counts as gone unless it changes again (at + its leaseDurationSeconds). */
+  expires: number;
 }
 
 interface Member {
@@ -170,7 +172,9 @@ export class Sharding {
     this.identity = opts.identity ?? defaultIdentity();
     if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(this.identity)) throw new Error(`sharding: identity "${this.identity}" must be lowercase alphanumeric or '-', at most 63 characters`);
     this.leaseName = `${this.ring}-${this.identity}`.slice(0, 253);
-    this.transport = new Transport(ctx.kubeConfig, { requestTimeoutMs: Math.max(1000, this.renewDeadlineMs) });
+    // The Lease requests themselves are fenced too: after a stop (SIGSTOP, a blocked event loop) past
+    // renewDeadline, a renew sent now would make our stale view of the ring live again.
+    this.transport = new Transport(ctx.kubeConfig, { requestTimeoutMs: Math.max(1000, this.renewDeadlineMs), guard: () => this.guard() });
     this.log = ctx.log.child({ logger: 'sharding', ring: this.ring, member: this.identity });
     this.metrics = shardingMetrics(ctx.metrics, this.ring);
     this.mode = opts.mode ?? 'auto';
@@ -255,9 +259,14 @@ export class Sharding {
     };
   }
 
-  /** An error once this replica may no longer write as a ring member (its Lease lapsed). */
+  /**
+   * An error once this replica may no longer write as a ring member: renewDeadline has passed on the
+   * monotonic clock since the last successful renew was sent (for good from then on). Checked
+   * synchronously before each request goes on the wire, so it holds whatever ran first after the
+   * process resumed (a timer, a watch event), and the renew itself is refused.
+   */
   guard(): Error | undefined {
-    if (!this.fenced && this.lease && performance.now() >= this.renewedAt + this.renewDeadlineMs) this.fenced = true;
+    if (!this.fenced && this.renewedAt > -Infinity && performance.now() >= this.renewedAt + this.renewDeadlineMs) this.fenced = true;
     return this.fenced ? new ShardFencedError(`${this.namespace}/${this.leaseName}`, `sharding: the shard lease ${this.namespace}/${this.leaseName} was not renewed within renewDeadline (${this.renewDeadlineMs} ms); nothing more is sent`) : undefined;
   }
 
@@ -418,13 +427,26 @@ export class Sharding {
     while (!signal.aborted) {
       await this.tick(signal);
       if (this.guard()) throw this.guard()!;
-      await sleep(this.retryPeriodMs, signal);
+      await sleep(this.untilNextTick(), signal);
     }
+  }
+
+  /**
+   * The next round: after retryPeriod, sooner when a member's Lease expires before that (its share is
+   * taken over from that moment, not up to a retryPeriod later), and every quarter retryPeriod while
+   * waiting for the others' acknowledgements (the barrier lifts as soon as the last one is seen).
+   */
+  private untilNextTick(): number {
+    const now = performance.now();
+    let wait = this.active || this.labelMode ? this.retryPeriodMs : this.retryPeriodMs / 4;
+    for (const [name, o] of this.observed) if (name !== this.leaseName && o.expires > now) wait = Math.min(wait, o.expires - now + 1);
+    return wait;
   }
 
   /** One round: renew our Lease, read the ring, apply a changed ring, and settle whether we may reconcile. */
   private async tick(signal: AbortSignal): Promise<void> {
-    if (!(await this.renew(signal))) return;
+    // Rounds can come faster than retryPeriod (untilNextTick); the Lease is renewed about every retryPeriod.
+    if (performance.now() - this.renewedAt >= this.retryPeriodMs * 0.75 && !(await this.renew(signal))) return;
     let leases: Lease[];
     try {
       leases = await this.listLeases(signal);
@@ -440,8 +462,9 @@ export class Sharding {
       // Acknowledge at once rather than a round later.
       if (!(await this.renew(signal))) return;
     }
+    // Label mode has no ring barrier (the labels are the lock): a member may reconcile at once.
     const ack = viewHash(this.appliedView);
-    const settled = members.every((m) => (m.name === this.identity ? true : m.view === ack)) && members.some((m) => m.name === this.identity);
+    const settled = members.some((m) => m.name === this.identity) && (this.labelMode || members.every((m) => m.name === this.identity || m.view === ack));
     if (settled && !this.labelMode && !this.ringSpan) {
       this.ringSpan = true;
       this.onOwnership?.({ span: 'ring', member: this.identity, phase: 'start', members: this.applied.members.slice(), virtualNodes: this.virtualNodes, at: epochNow() });
@@ -449,16 +472,23 @@ export class Sharding {
     if (settled !== this.active) {
       this.active = settled;
       this.metrics.active(settled);
-      this.log.info(settled ? 'ring settled: reconciling this replica\'s share' : 'waiting for every member to acknowledge the ring', { members: this.appliedView });
-      if (settled) {
-        const now = performance.now();
-        for (const [member, lastSeen] of this.lost) {
-          const seconds = (now - lastSeen) / 1000;
-          this.metrics.takeover(seconds);
-          this.log.info('a lost member\'s objects are owned again', { lostMember: member, secondsSinceItsLastRenew: Math.round(seconds * 10) / 10 });
+      const waiting = this.labelMode ? 'not a member of the ring' : 'waiting for every member to acknowledge the ring';
+      this.log.info(settled ? 'ring settled: reconciling this replica\'s share' : waiting, { members: this.appliedView });
+    }
+    if (settled && this.lost.size > 0) {
+      const now = performance.now();
+      for (const [member, lastSeen] of this.lost) {
+        const seconds = (now - lastSeen) / 1000;
+        const secondsSinceItsLastRenew = Math.round(seconds * 10) / 10;
+        // Label mode: the ring without it is what the sharder relabels its objects by, from now on.
+        if (this.labelMode) {
+          this.log.info('a lost member left the ring; the leader\'s sharder relabels its objects', { lostMember: member, secondsSinceItsLastRenew });
+          continue;
         }
-        this.lost.clear();
+        this.metrics.takeover(seconds);
+        this.log.info('a lost member\'s objects are owned again', { lostMember: member, secondsSinceItsLastRenew });
       }
+      this.lost.clear();
     }
     this.countOwned();
     await this.collectExpired(leases, signal);
@@ -530,11 +560,11 @@ export class Sharding {
       seen.add(name);
       const spec = JSON.stringify(lease.spec ?? {});
       const prev = this.observed.get(name);
-      if (!prev || prev.spec !== spec) this.observed.set(name, { spec, at: now });
+      if (!prev || prev.spec !== spec) this.observed.set(name, { spec, at: now, expires: now + (lease.spec?.leaseDurationSeconds ?? 0) * 1000 });
       const holder = lease.spec?.holderIdentity ?? '';
       if (!holder) continue;
-      const at = this.observed.get(name)!.at;
-      const valid = name === this.leaseName || at + (lease.spec?.leaseDurationSeconds ?? 0) * 1000 > now;
+      const { at, expires } = this.observed.get(name)!;
+      const valid = name === this.leaseName || expires > now;
       if (valid) members.push({ name: holder, lease, view: lease.metadata?.annotations?.[viewAnnotation] ?? '' });
       else if (this.appliedView.split(',').includes(holder) && !this.lost.has(holder)) {
         this.lost.set(holder, at);
@@ -555,7 +585,9 @@ export class Sharding {
     const attempt = scope.signal;
     const onAbort = () => scope.abort();
     signal.addEventListener('abort', onAbort, { once: true });
-    const deadline = setTimer(() => scope.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.renewDeadlineMs);
+    // No longer than the deadline left: an answer after it would not count anyway.
+    const left = this.lease ? this.renewedAt + this.renewDeadlineMs - sentAt : this.renewDeadlineMs;
+    const deadline = setTimer(() => scope.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), Math.max(1, left));
     const annotations = { [viewAnnotation]: viewHash(this.appliedView) };
     const spec = { holderIdentity: this.identity, leaseDurationSeconds: Math.round(this.leaseDurationMs / 1000), renewTime: now, acquireTime: this.lease?.spec?.acquireTime ?? now };
     try {
@@ -569,10 +601,16 @@ export class Sharding {
         const body: Lease = { ...this.lease, metadata: { ...this.lease.metadata, annotations: { ...this.lease.metadata?.annotations, ...annotations } }, spec };
         this.lease = await this.transport.request<Lease>('PUT', `${this.leasesPath()}/${this.leaseName}`, { body, signal: attempt, context: 'renew shard lease' });
       }
+      // Answered after the deadline: the others may have dropped us meanwhile, so this renew does not
+      // count (guard() fences for good before renewedAt moves).
+      const late = this.guard();
+      if (late) throw late;
       this.renewedAt = sentAt;
       return true;
     } catch (err) {
       if (signal.aborted) return false;
+      const fence = this.guard();
+      if (fence) throw fence;
       // Someone else wrote our Lease (deleted as expired, say): another replica may own our share by now.
       if (isConflict(err) || (isNotFound(err) && this.lease)) throw new ShardFencedError(`${this.namespace}/${this.leaseName}`, `sharding: the shard lease ${this.namespace}/${this.leaseName} was changed by someone else; stopping`);
       this.log.error('failed to renew the shard lease', err, { sinceLastRenewMs: Math.round(performance.now() - this.renewedAt) });

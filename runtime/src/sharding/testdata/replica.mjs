@@ -5,7 +5,8 @@
 // object's Ready condition for its generation (the benchmark's "all Ready"). Every ownership span
 // (ShardingOptions.onOwnership) is printed as { o: event }. OPGEN_SHARDING_MODE sets the mode; 'label'
 // runs leader election (Lease guestbooks-leader) and, with OPGEN_OWNED=1, the controller owns a
-// ConfigMap per Guestbook (created with setControllerReference, so it carries the shard label).
+// ConfigMap per Guestbook (created with setControllerReference, so it carries the shard label); with
+// OPGEN_CM_WRITER=1 the ConfigMap names the replica that wrote it last (data.writer).
 // argv: <runtime dist index.js> <kubeconfig> <namespace> <identity>
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -24,6 +25,7 @@ const flush = () => {
 
 const mode = process.env.OPGEN_SHARDING_MODE;
 const owned = process.env.OPGEN_OWNED === '1';
+const writer = process.env.OPGEN_CM_WRITER === '1';
 const timings = { leaseDurationMs: Number(process.env.OPGEN_LEASE_MS ?? 4000), renewDeadlineMs: Number(process.env.OPGEN_RENEW_MS ?? 3000), retryPeriodMs: Number(process.env.OPGEN_RETRY_MS ?? 500) };
 const mgr = await createManager({
   ...(mode === 'label' ? { leaderElection: true, leaderElectionID: 'guestbooks-leader', leaderElectionNamespace: namespace, ...timings } : {}),
@@ -50,7 +52,7 @@ builder.complete({
     if (owned) {
       await createOrUpdate(mgr.client, ConfigMap, { metadata: { name: `gb-${req.name}`, namespace: req.namespace } }, (cm) => {
         setControllerReference(gb, cm, Guestbook);
-        cm.data = { message: String(gb.spec?.message ?? '') };
+        cm.data = { message: String(gb.spec?.message ?? ''), ...(writer ? { writer: identity } : {}) };
       });
     }
     if (writeReady) {
