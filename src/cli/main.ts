@@ -124,7 +124,7 @@ function addCommand(parent: Command, spec: CommandSpec, ctx: CommandContext, set
     if (o.choices) option.choices(o.choices);
     if (o.default !== undefined && !o.defaultTrue) option.default(o.default);
     cmd.addOption(option);
-    if (!o.flags.includes('<')) {
+    if (!o.flags.includes('<') && !o.flags.includes('[')) {
       // Every boolean flag can be turned off (`--x=false` is rewritten to `--no-x`); only flags that are
       // on by default show the negation in help.
       const flag = o.flags.split(' ')[0] ?? '';
@@ -150,7 +150,7 @@ function configure(cmd: Command, output: OutputConfiguration): void {
 
 /** Every boolean flag in the table; these accept `--flag=true|false`. */
 const booleanFlags = new Set(
-  commands.flatMap((c) => c.options.filter((o) => !o.flags.includes('<')).map((o) => o.flags.split(' ')[0] ?? '')),
+  commands.flatMap((c) => c.options.filter((o) => !o.flags.includes('<') && !o.flags.includes('[')).map((o) => o.flags.split(' ')[0] ?? '')),
 );
 
 /**

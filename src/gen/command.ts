@@ -110,6 +110,8 @@ export async function generateCommand(o: GenerateOptions, out: (line: string) =>
   // does not load): a change makes the record stale, since CEL rules are checked against it.
   const projectText = inProject ? readFileSync(join(o.cwd, 'PROJECT'), 'utf8') : '';
   const minKubeLine = /^minKubeVersion:.*$/m.exec(projectText)?.[0] ?? null;
+  // An Ansible project's watches.yaml is read as its manager will read it: refused here, not at start.
+  if (projectText.includes('ansible.opgen.dev/')) await (await import('../ansible-operator/watches-file.js')).checkWatchesFile(o.cwd);
   const key = recordKey({ version: opgenVersion(), targets, paths: o.paths ?? null, outputDir: o.outputDir ?? null, inProject, crd: o.crd ?? null, ...(minKubeLine ? { minKubeLine } : {}) });
   // The Helm chart is checked too when the project has one and this run generates all of config/.
   const chartDir = o.check && inProject && !o.paths && !o.outputDir && targets.length === generateTargets.length ? await chartFolder(projectText) : undefined;

@@ -231,7 +231,7 @@ function copyChart(tree: Tree, chartDir: string, target: string): void {
  * config/crd and config/samples kustomizations, as the first `create api` writes them (skipped when
  * present): the same templates, which take no values.
  */
-function writeKustomizations(tree: Tree): void {
+export function writeKustomizations(tree: Tree): void {
   const wanted = new Set(['config/crd/kustomization.yaml.hbs', 'config/crd/kustomizeconfig.yaml.hbs', 'config/samples/kustomization.yaml.hbs']);
   for (const t of loadTemplates('api/resource').filter((x) => wanted.has(x.source))) {
     if (t.body.includes('{{')) throw new Error(`template api/resource/${t.source} now takes values; render it with them here`);

@@ -31,6 +31,9 @@ export interface CreateApiOptions {
   /** A Helm chart serves the kind (folder, .tgz, repo/name, oci://): src/helm-operator does the rest. */
   helmChart?: string;
   helmChartVersion?: string;
+  /** An Ansible role (true: a new skeleton; a folder: copied in) or playbook serves the kind: src/ansible-operator. */
+  ansibleRole?: string | boolean;
+  ansiblePlaybook?: string;
 }
 
 interface Gvk {
@@ -80,6 +83,10 @@ export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions)
   if (o.helmChart !== undefined || o.helmChartVersion !== undefined) {
     const { createHelmApi } = await import('./helm-chart.js');
     return createHelmApi(ctx, o);
+  }
+  if (o.ansibleRole !== undefined || o.ansiblePlaybook !== undefined) {
+    const { createAnsibleApi } = await import('./ansible.js');
+    return createAnsibleApi(ctx, o);
   }
   const gvk = validateFlags(o);
   const origin = originOf(o, gvk);
