@@ -274,11 +274,12 @@ export const commands: readonly CommandSpec[] = [
       { flags: '-p, --print <format>', description: 'what to print: the folder (path), an export line (env) or a summary', choices: ['overview', 'path', 'env'], default: 'overview' },
       { flags: '--index-url <url>', description: "envtest releases index (default: controller-tools' envtest-releases.yaml; or $OPGEN_ENVTEST_INDEX_URL)" },
       { flags: '--build', description: 'build with Go from the module proxy when the download fails (--no-build to only download)', defaultTrue: true },
+      { flags: '--cluster', description: "also kube-controller-manager, kube-scheduler and kwok for startTestEnv({ simulatedCluster: true }), from the cache or built with Go (-p path prints their folder)" },
     ],
     async run(ctx, args, o) {
       const { setupEnvtestCommand } = await import('../commands/setup-envtest/index.js');
       const print = o.print === 'path' || o.print === 'env' ? o.print : 'overview';
-      return setupEnvtestCommand(ctx, { version: args[0], print, indexUrl: str(o.indexUrl), build: o.build !== false });
+      return setupEnvtestCommand(ctx, { version: args[0], print, indexUrl: str(o.indexUrl), build: o.build !== false, cluster: o.cluster === true });
     },
   },
   {

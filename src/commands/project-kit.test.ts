@@ -260,6 +260,12 @@ describe('opgen setup-envtest', () => {
     try {
       expect(await opgen(dir, 'setup-envtest', '-p', 'path', '--no-build')).toEqual({ code: 0, stdout: `${folder}\n`, stderr: '' });
       expect((await opgen(dir, 'setup-envtest', '1.36', '-p', 'env')).stdout).toBe(`export KUBEBUILDER_ASSETS='${folder}'\n`);
+      // --cluster: the simulated cluster's folder of the same Kubernetes version, from the same cache.
+      const cluster = join(cache, 'cluster-k8s-1.36.3-kwok-0.8.0');
+      mkdirSync(cluster);
+      for (const b of ['kube-controller-manager', 'kube-scheduler', 'kwok', 'kwok-stages.yaml']) symlinkSync(join(process.env.OPGEN_CLUSTER_ASSETS ?? '', b), join(cluster, b));
+      expect((await opgen(dir, 'setup-envtest', '--cluster', '-p', 'env', '--no-build')).stdout).toBe(`export KUBEBUILDER_ASSETS='${folder}'\nexport OPGEN_CLUSTER_ASSETS='${cluster}'\n`);
+      expect((await opgen(dir, 'setup-envtest', '--cluster', '-p', 'path', '--no-build')).stdout).toBe(`${cluster}\n`);
     } finally {
       for (const [k, v] of [['OPGEN_ASSETS_CACHE', saved.cache], ['OPGEN_ENVTEST_INDEX_URL', saved.index], ['XDG_DATA_HOME', saved.data]] as const) {
         if (v === undefined) delete process.env[k]; else process.env[k] = v;

@@ -4,5 +4,5 @@ export { EnvtestKubeConfig, type ApiClientConstructor, type EnvtestCluster, type
 export { eventually } from './eventually.js';
 export {
   setupEnvtest, resolveBinaries, ChecksumMismatchError, progressTo, DEFAULT_KUBERNETES_VERSION, DEFAULT_ETCD_VERSION,
-  type SetupEnvtestOptions, type ProgressSink,
+  DEFAULT_KWOK_VERSION, setupCluster, type SetupEnvtestOptions, type SetupClusterOptions, type ProgressSink,
 } from './assets/index.js';

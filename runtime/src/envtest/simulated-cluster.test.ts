@@ -19,6 +19,9 @@ describe('startTestEnv({ simulatedCluster: true })', () => {
   const ns = 'default';
 
   beforeAll(async () => {
+    // As a generated project's tests run it: no OPGEN_CLUSTER_ASSETS; the binaries come from opgen's
+    // cache, where .ci/cluster-assets.sh and `opgen setup-envtest --cluster` put them.
+    delete process.env.OPGEN_CLUSTER_ASSETS;
     env = await startTestEnv({ simulatedCluster: true });
     client = createClient(env.kubeConfig);
   }, 180_000);
@@ -110,7 +113,7 @@ describe('startTestEnv({ simulatedCluster: true })', () => {
 });
 
 describe('simulatedCluster binaries', () => {
-  it('says how to build them when none are found, naming a complete cache folder this machine has', () => {
+  it("uses a complete folder in opgen's cache when no folder is named, and says how to get one when there is none", () => {
     const scratch = mkdtempSync(join(tmpdir(), 'opgen-cluster-missing-'));
     try {
       const env = { OPGEN_ASSETS_CACHE: join(scratch, 'cache'), HOME: scratch };
@@ -118,14 +121,21 @@ describe('simulatedCluster binaries', () => {
       try { findClusterBinaries({}, undefined, env); } catch (e) { err = e; }
       expect(err).toBeInstanceOf(MissingBinariesError);
       expect((err as Error).message).toContain('simulatedCluster needs kube-controller-manager, kube-scheduler, kwok');
-      expect((err as Error).message).toContain('export OPGEN_CLUSTER_ASSETS=$(bash .ci/cluster-assets.sh)');
+      expect((err as Error).message).toContain(`OPGEN_CLUSTER_ASSETS is unset and ${join(scratch, 'cache')} has none`);
+      expect((err as Error).message).toContain('Run `npx opgen setup-envtest --cluster`');
 
-      // A complete folder in the cache root (as cluster-assets.sh leaves it) is named, not used.
+      // A complete folder in the cache root (as setup-envtest --cluster and cluster-assets.sh leave it) is used.
       const built = join(scratch, 'cache', 'cluster-k8s-1.36.3-kwok-0.7.0');
       mkdirSync(built, { recursive: true });
       for (const b of ['kube-controller-manager', 'kube-scheduler', 'kwok']) writeFileSync(join(built, b), '#!/bin/sh\n', { mode: 0o755 });
       writeFileSync(join(built, 'kwok-stages.yaml'), '');
-      expect(() => findClusterBinaries({}, undefined, env)).toThrow(`This machine has them in ${built}: \`export OPGEN_CLUSTER_ASSETS=${built}\``);
+      expect(findClusterBinaries({}, undefined, env)).toEqual({
+        kubeControllerManager: join(built, 'kube-controller-manager'), kubeScheduler: join(built, 'kube-scheduler'), kwok: join(built, 'kwok'), kwokStages: join(built, 'kwok-stages.yaml'),
+      });
+      // A folder named on purpose that lacks them stays an error, naming the cache's.
+      const empty = join(scratch, 'empty');
+      mkdirSync(empty);
+      expect(() => findClusterBinaries({}, undefined, { ...env, OPGEN_CLUSTER_ASSETS: empty })).toThrow(`This machine has them in ${built}: \`export OPGEN_CLUSTER_ASSETS=${built}\``);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

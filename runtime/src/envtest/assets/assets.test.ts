@@ -1,6 +1,7 @@
 // The three ways a project gets kube-apiserver and etcd, each for real: a download from a local HTTP
 // server standing in for GitHub (an archive made from the built binaries, listed in an index in
-// controller-tools' format), a refused download, and a Go build from the module proxy.
+// controller-tools' format), a refused download, and a Go build from the module proxy; and the two ways
+// it gets the simulated cluster's binaries: opgen's cache, a Go build.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -8,14 +9,17 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MissingBinariesError } from '../internal/binaries.js';
 import { findCached } from './cache.js';
-import { ChecksumMismatchError, progressTo, resolveBinaries, setupEnvtest } from './index.js';
+import { ChecksumMismatchError, progressTo, resolveBinaries, setupCluster, setupEnvtest } from './index.js';
 import { goPlatform, parseReleaseIndex, pickRelease } from './releases.js';
 import { extractTarGz } from './tar.js';
 
+/** The opgen repository, whose .ci/cluster-assets.sh fills the cache the runtime reads. */
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const sha = (alg: string, file: string) => createHash(alg).update(readFileSync(file)).digest('hex');
 const { os, arch } = goPlatform();
 
@@ -178,5 +182,24 @@ describe('envtest binaries: cache, download, build', () => {
     expect(log).toContain(`could not fetch ${offline}: ECONNREFUSED; building Kubernetes 1.36.3 test binaries with Go instead`);
     expect(log).toMatch(/compiling kube-apiserver v1\.36\.3: \d+ of \d+ \(\d+%\)/);
     expect(readdirSync(cache).sort()).toEqual(['k8s-1.36.3-etcd-3.6.16']);
+  }, 1_200_000);
+
+  it("the simulated cluster's binaries: found where .ci/cluster-assets.sh puts them, else built from the Go module proxy", async () => {
+    // The repository's own build script, asked only for its folder (it builds nothing with --cached).
+    const env = { ...process.env };
+    delete env.OPGEN_CLUSTER_ASSETS;
+    const script = execFileSync('bash', [join(repoRoot, '.ci/cluster-assets.sh'), '--cached'], { encoding: 'utf8', env }).trim();
+    expect(await setupCluster({ env, progress: false, build: false })).toBe(script);
+
+    const cache = join(scratch, 'cache-cluster');
+    const lines: string[] = [];
+    const folder = await setupCluster({ env: { ...env, OPGEN_ASSETS_CACHE: cache }, progress: progressTo((t) => lines.push(t)) });
+    expect(folder).toBe(join(cache, 'cluster-k8s-1.36.3-kwok-0.8.0'));
+    for (const b of ['kube-controller-manager', 'kube-scheduler']) expect(execFileSync(join(folder, b), ['--version'], { encoding: 'utf8' }).trim()).toBe('Kubernetes v1.36.3');
+    expect(execFileSync(join(folder, 'kwok'), ['--version'], { encoding: 'utf8' })).toContain('kwok version v0.8.0');
+    // The same stages the script takes from the same kwok release.
+    expect(readFileSync(join(folder, 'kwok-stages.yaml'), 'utf8')).toBe(readFileSync(join(script, 'kwok-stages.yaml'), 'utf8'));
+    expect(lines.join('')).toContain('building kube-controller-manager, kube-scheduler v1.36.3 and kwok v0.8.0 from the Go module proxy');
+    expect(readdirSync(cache).sort()).toEqual(['cluster-k8s-1.36.3-kwok-0.8.0']);
   }, 1_200_000);
 });

@@ -14,9 +14,10 @@ import { DEFAULT_INDEX_URL, goPlatform, parseReleaseIndex, pickRelease } from '.
 export { ChecksumMismatchError } from './download.js';
 export { progressTo, type ProgressSink } from './progress.js';
 
-/** The Kubernetes and etcd versions built when nothing else is asked for (as .ci/test-assets.sh). */
-export const DEFAULT_KUBERNETES_VERSION = '1.36.3';
-export const DEFAULT_ETCD_VERSION = '3.6.16';
+import { DEFAULT_ETCD_VERSION, DEFAULT_KUBERNETES_VERSION } from './versions.js';
+
+export { DEFAULT_ETCD_VERSION, DEFAULT_KUBERNETES_VERSION, DEFAULT_KWOK_VERSION } from './versions.js';
+export { cachedClusterFolders, setupCluster, type SetupClusterOptions } from './cluster.js';
 
 export interface SetupEnvtestOptions {
   /** Kubernetes version: '1.36.3', '1.36' (newest patch), '1.36.x'; default: newest 1.36. */

@@ -4,9 +4,10 @@
 // pods through its stages (scheduled → Running and Ready; deleted → gone) without a container runtime.
 // The flags follow what kwokctl passes in its "binary" runtime (sigs.k8s.io/kwok
 // pkg/kwokctl/components), trimmed to what a test needs: no serving ports, admin credentials.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { executable, findExecutable, MissingBinariesError, opgenCacheRoot } from './binaries.js';
+import { cachedClusterFolders, STAGES_FILE } from '../assets/cluster.js';
+import { findExecutable, MissingBinariesError, opgenCacheRoot } from './binaries.js';
 import { poll, type AdminClient } from './admin-client.js';
 import { logTail, spawnGroup, type Reaper, type Spawned } from './process.js';
 
@@ -28,28 +29,19 @@ export interface ClusterBinaries {
   kwokStages: string;
 }
 
-const STAGES_FILE = 'kwok-stages.yaml';
-
-/** Complete folders built by .ci/cluster-assets.sh on this machine: suggested in the error, never used silently. */
-function cachedClusterFolders(env: NodeJS.ProcessEnv): string[] {
-  const root = opgenCacheRoot(env);
-  try {
-    return readdirSync(root).filter((d) => d.startsWith('cluster-')).sort().reverse().map((d) => join(root, d))
-      .filter((folder) => ['kube-controller-manager', 'kube-scheduler', 'kwok'].every((b) => executable(join(folder, b))) && existsSync(join(folder, STAGES_FILE)));
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Order per binary: TEST_ASSET_KUBE_CONTROLLER_MANAGER / TEST_ASSET_KUBE_SCHEDULER / TEST_ASSET_KWOK,
  * then the option's folder, then $OPGEN_CLUSTER_ASSETS, then the kube-apiserver folders (binaryAssetsDirectory,
- * $KUBEBUILDER_ASSETS). The stages file is read from beside kwok.
+ * $KUBEBUILDER_ASSETS), then, when neither the option nor $OPGEN_CLUSTER_ASSETS names a folder, opgen's
+ * cache (what `opgen setup-envtest --cluster` and .ci/cluster-assets.sh fill). The stages file is read
+ * from beside kwok.
  */
 export function findClusterBinaries(
   opts: SimulatedClusterOptions, apiServerFolder: string | undefined, env: NodeJS.ProcessEnv = process.env,
 ): ClusterBinaries {
-  const folders = [opts.binaryAssetsDirectory, env.OPGEN_CLUSTER_ASSETS, apiServerFolder, env.KUBEBUILDER_ASSETS]
+  // A folder named on purpose that lacks them stays an error (a typo should not be papered over).
+  const named = opts.binaryAssetsDirectory || env.OPGEN_CLUSTER_ASSETS;
+  const folders = [opts.binaryAssetsDirectory, env.OPGEN_CLUSTER_ASSETS, apiServerFolder, env.KUBEBUILDER_ASSETS, ...(named ? [] : cachedClusterFolders(env))]
     .filter((f): f is string => !!f);
   const kubeControllerManager = findExecutable('kube-controller-manager', env.TEST_ASSET_KUBE_CONTROLLER_MANAGER, folders);
   const kubeScheduler = findExecutable('kube-scheduler', env.TEST_ASSET_KUBE_SCHEDULER, folders);
@@ -62,12 +54,11 @@ export function findClusterBinaries(
     !kubeControllerManager && 'kube-controller-manager', !kubeScheduler && 'kube-scheduler', !kwok && 'kwok',
     kwok && `${STAGES_FILE} beside ${kwok}`,
   ].filter(Boolean).join(', ');
-  const found = cachedClusterFolders(env)[0];
+  const found = named ? cachedClusterFolders(env)[0] : undefined;
   throw new MissingBinariesError(
-    `envtest: simulatedCluster needs ${missing} (looked in ${folders.join(', ') || 'no folder: OPGEN_CLUSTER_ASSETS is unset'}). ` +
-    (found ? `This machine has them in ${found}: \`export OPGEN_CLUSTER_ASSETS=${found}\`. Otherwise build` : 'Build') +
-    ' them from the Go module proxy (needs Go >= 1.26, about 10 minutes the first time) in the opgen repository: ' +
-    '`export OPGEN_CLUSTER_ASSETS=$(bash .ci/cluster-assets.sh)`.',
+    `envtest: simulatedCluster needs ${missing} (looked in ${folders.join(', ') || `no folder: OPGEN_CLUSTER_ASSETS is unset and ${opgenCacheRoot(env)} has none`}). ` +
+    (found ? `This machine has them in ${found}: \`export OPGEN_CLUSTER_ASSETS=${found}\`. Otherwise run` : 'Run') +
+    ' `npx opgen setup-envtest --cluster`: it builds them into that cache from the Go module proxy (needs Go >= 1.26, about 10 minutes the first time), where tests find them.',
   );
 }
 
