@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opgen, opgenOk } from '../src/testdata/cli.js';
 import { snapshot } from '../src/testdata/files.js';
 import { opgenVersion } from '../src/common/version.js';
+import { packPackages } from './helpers.js';
 import { PREVIOUS, previousRelease } from './previous-release.js';
 
 const STEP = 600_000;
@@ -109,6 +110,41 @@ describe(`opgen update: a project scaffolded by ${PREVIOUS}`, () => {
     expect(templatesChanged).toEqual(expect.arrayContaining(['.github/workflows/opgen-update.yml', 'config/manager/manager.yaml', 'config/rbac/leader_election_role.yaml', 'package.json', types]));
     for (const k of changed) if (k !== 'PROJECT') expect(templatesChanged, k).toContain(k);
     expect(changed).toContain('PROJECT');
+  }, STEP);
+
+  it("after `npm install` of this opgen's packed tarballs: package.json stays JSON npm reads, your versions win, a script you both changed goes to package.json.opgen-theirs", async () => {
+    const p = copy('installed');
+    // The issue's steps: the new release installed as dev dependencies (both tarballs: @opgen/runtime
+    // 0.2.0 is not on the registry), a script of the scaffold's edited.
+    const tarballs = await packPackages(join(work, 'installed'));
+    edit(p, 'package.json', (t) => t.replace('"start": "exec node dist/main.js"', '"start": "exec node --inspect dist/main.js"'));
+    const install = await execa('npm', ['install', '--save-dev', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', tarballs.opgen, tarballs.runtime], { cwd: p, reject: false, all: true });
+    expect(install.exitCode, install.all).toBe(0);
+    const installed = JSON.parse(read(p, 'package.json')) as Record<string, Record<string, string>>;
+    const [opgenSpec, runtimeSpec] = [installed.devDependencies!.opgen, installed.devDependencies!['@opgen/runtime']];
+    expect(opgenSpec).toMatch(/^file:.*opgen-\d.*\.tgz$/);
+
+    const r = await opgen(p, 'update', '--from', tarball);
+    expect(r.code, r.stderr).toBe(0);
+    // One line per file.
+    const lines = r.stdout.trim().split('\n').filter((l) => /^[A-Z]+ /.test(l));
+    const files = lines.map((l) => l.split(' ')[1]);
+    expect(files.length, r.stdout).toBe(new Set(files).size);
+    expect(lines).toContain("CONFLICT package.json (1 conflict: scripts.start: both changed; yours kept, the new scaffold's file is package.json.opgen-theirs: take what you need from it, then delete it)");
+    const text = read(p, 'package.json');
+    expect(text).not.toContain('<<<<<<<');
+    const pkg = JSON.parse(text) as Record<string, Record<string, string>>;
+    // The versions npm installed win; nothing is put back beside them.
+    expect(pkg.devDependencies!.opgen).toBe(opgenSpec);
+    expect(pkg.devDependencies!['@opgen/runtime']).toBe(runtimeSpec);
+    expect(pkg.dependencies?.['@opgen/runtime']).toBeUndefined();
+    // The new scaffold's change the user did not touch arrives; the conflicting one stays the user's.
+    expect(pkg.devDependencies!['@kubernetes/client-node']).toBeUndefined();
+    expect(pkg.scripts!.start).toBe('exec node --inspect dist/main.js');
+    expect((JSON.parse(read(p, 'package.json.opgen-theirs')) as typeof pkg).scripts!.start).toBe('exec node --enable-source-maps dist/main.js');
+    // npm reads it: every npm command works.
+    const npm = await execa('npm', ['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: p, reject: false, all: true });
+    expect(npm.exitCode, npm.all).toBe(0);
   }, STEP);
 
   it('an edit on a line the new scaffold changed: a conflict with both sides, listed; the rest merged', async () => {

@@ -12,6 +12,7 @@ import { opgenVersion } from '../common/version.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { loadProject, saveProject, PROJECT_FILE, type ProjectConfig } from '../project/index.js';
 import { commitTree, Tree } from '../scaffold/index.js';
+import { mergeJson } from './json-merge.js';
 
 export interface UpdateOptions {
   /** npm spec of the opgen that scaffolded the project (default opgen@<PROJECT's cliVersion>): a version, a tarball, a folder. */
@@ -28,6 +29,9 @@ export interface MergeResult {
   conflicts?: number;
   note?: string;
 }
+
+/** Beside a JSON file in conflict: the new scaffold's version of it (the file itself stays valid JSON). */
+export const THEIRS_SUFFIX = '.opgen-theirs';
 
 /** The new scaffold's side is replayed with ctx.opgen (this opgen, in process), so update does not import the CLI that loads it. */
 export async function updateCommand(ctx: CommandContext, o: UpdateOptions): Promise<number> {
@@ -55,11 +59,15 @@ export async function updateCommand(ctx: CommandContext, o: UpdateOptions): Prom
     await replay({ run: current }, theirs, project, tree, 'opgen update');
     const results = mergeScaffolds(tree, readScaffold(base), readScaffold(theirs), { base: `opgen ${versionOf(old.dir) ?? spec} scaffold`, theirs: `opgen ${opgenVersion()} scaffold` });
     saveProject(tree, { ...project, cliVersion: opgenVersion() });
-    commitTree(tree, { dryRun: o.dryRun, out: ctx.out });
-    for (const r of results) {
-      if (r.action === 'conflict') ctx.out(`CONFLICT ${r.path} (${r.conflicts} conflict${r.conflicts === 1 ? '' : 's'}: resolve the <<<<<<< ======= >>>>>>> markers)`);
-      if (r.action === 'kept') ctx.out(`KEPT ${r.path} (${r.note})`);
-    }
+    const changes = commitTree(tree, { dryRun: o.dryRun });
+    // One line per file: a file in conflict is written too, but CONFLICT is what the user must act on.
+    const byPath = new Map(results.map((r) => [r.path, r]));
+    const lines = changes.filter((c) => !c.path.endsWith(THEIRS_SUFFIX)).map((c) => {
+      const r = byPath.get(c.path);
+      return { path: c.path, line: r?.action === 'conflict' ? conflictLine(r) : `${c.kind.toUpperCase()} ${c.path}` };
+    });
+    for (const r of results) if (r.action === 'kept') lines.push({ path: r.path, line: `KEPT ${r.path} (${r.note})` });
+    for (const l of lines.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) ctx.out(l.line);
     const conflicts = results.filter((r) => r.action === 'conflict').length;
     if (o.dryRun) ctx.out('dry run: nothing was written');
     else ctx.out(conflicts === 0 ? `updated to the opgen ${opgenVersion()} scaffold` : `updated to the opgen ${opgenVersion()} scaffold with ${conflicts} file(s) in conflict`);
@@ -67,6 +75,10 @@ export async function updateCommand(ctx: CommandContext, o: UpdateOptions): Prom
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function conflictLine(r: MergeResult): string {
+  return `CONFLICT ${r.path} (${r.conflicts} conflict${r.conflicts === 1 ? '' : 's'}: ${r.note})`;
 }
 
 function requireGit(): void {
@@ -111,8 +123,11 @@ function versionOf(pkgDir: string): string | undefined {
   }
 }
 
-/** The commands that scaffold this PROJECT, in the order they were recorded. */
-export function replayCommands(project: ProjectConfig, tree: Tree): string[][] {
+/**
+ * The commands that scaffold this PROJECT, in the order they were recorded. `certProvider`: whether the
+ * replaying opgen knows `create webhook --cert-provider` (0.1.0 does not: its base is cert-manager's).
+ */
+export function replayCommands(project: ProjectConfig, tree: Tree, certProvider = true): string[][] {
   const init = ['init', '--domain', project.domain, '--project-name', project.projectName, '--skip-install'];
   if (project.repo !== undefined) init.push('--repo', project.repo);
   if (project.namespaced) init.push('--namespaced');
@@ -137,6 +152,7 @@ export function replayCommands(project: ProjectConfig, tree: Tree): string[][] {
     if (w.conversion) hook.push('--conversion', ...(w.spoke?.length ? ['--spoke', w.spoke.join(',')] : []));
     if (w.defaultingPath !== undefined) hook.push('--defaulting-path', w.defaultingPath);
     if (w.validationPath !== undefined) hook.push('--validation-path', w.validationPath);
+    if (certProvider && project.certProvider !== undefined) hook.push('--cert-provider', project.certProvider);
     commands.push(hook);
   }
   return commands;
@@ -144,7 +160,8 @@ export function replayCommands(project: ProjectConfig, tree: Tree): string[][] {
 
 async function replay(opgen: { run: Opgen }, dir: string, project: ProjectConfig, tree: Tree, who: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  for (const argv of replayCommands(project, tree)) {
+  const certProvider = project.certProvider === undefined || (await opgen.run(dir, ['create', 'webhook', '--help'])).output.includes('--cert-provider');
+  for (const argv of replayCommands(project, tree, certProvider)) {
     const r = await opgen.run(dir, argv);
     if (r.code !== 0) {
       const line = r.output.trim().split('\n').filter((l) => l.includes('error')).pop() ?? r.output.trim();
@@ -205,11 +222,44 @@ export function mergeScaffolds(tree: Tree, base: Map<string, string>, theirs: Ma
       results.push({ path, action: 'update' });
       continue;
     }
-    const merged = mergeFile(ours, b ?? '', t, labels);
-    tree.write(path, merged.text);
-    results.push(merged.conflicts > 0 ? { path, action: 'conflict', conflicts: merged.conflicts } : { path, action: 'update' });
+    results.push(path.endsWith('.json') ? mergeJsonFile(tree, path, ours, b ?? '', t, labels) : mergeTextFile(tree, path, ours, b ?? '', t, labels));
   }
   return results;
+}
+
+function mergeTextFile(tree: Tree, path: string, ours: string, base: string, theirs: string, labels: { base: string; theirs: string }): MergeResult {
+  const merged = mergeFile(ours, base, theirs, labels);
+  tree.write(path, merged.text);
+  return merged.conflicts > 0
+    ? { path, action: 'conflict', conflicts: merged.conflicts, note: 'resolve the <<<<<<< ======= >>>>>>> markers' }
+    : { path, action: 'update' };
+}
+
+/**
+ * A JSON file never gets conflict markers (npm stops at one in package.json): merged by structure; what
+ * cannot be merged stays yours and the new scaffold's file goes beside it as <path>.opgen-theirs.
+ */
+function mergeJsonFile(tree: Tree, path: string, ours: string, base: string, theirs: string, labels: { base: string; theirs: string }): MergeResult {
+  const structural = mergeJson(path, ours, base, theirs);
+  let where: string;
+  let conflicts: number;
+  if (structural) {
+    tree.write(path, structural.text);
+    if (structural.conflicts.length === 0) return { path, action: 'update' };
+    where = `${structural.conflicts.join(', ')}: both changed; yours kept`;
+    conflicts = structural.conflicts.length;
+  } else {
+    // Not plain JSON (comments): merged as text, and on a conflict left as yours.
+    const merged = mergeFile(ours, base, theirs, labels);
+    if (merged.conflicts === 0) {
+      tree.write(path, merged.text);
+      return { path, action: 'update' };
+    }
+    where = 'both changed the same lines; yours kept';
+    conflicts = merged.conflicts;
+  }
+  tree.write(`${path}${THEIRS_SUFFIX}`, theirs);
+  return { path, action: 'conflict', conflicts, note: `${where}, the new scaffold's file is ${path}${THEIRS_SUFFIX}: take what you need from it, then delete it` };
 }
 
 function mergeFile(ours: string, base: string, theirs: string, labels: { base: string; theirs: string }): { text: string; conflicts: number } {
