@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { JSONSchemaProps } from '../common/json-schema.js';
 import { pluralize } from '../naming/pluralize.js';
-import { clusterScopedResource } from '../rbac/cluster-scoped.js';
+import { clusterScopedResource } from '../common/kubernetes-builtins.js';
 import { valuesSchemaToCrd, type SchemaDiagnostic } from './values-schema.js';
 
 export interface Gvk { group: string; version: string; kind: string; /** Default: pluralize(kind). */ plural?: string }

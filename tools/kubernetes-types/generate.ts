@@ -212,6 +212,33 @@ export function generate(openApi: string, outDir: string, kubernetesVersion: str
   return [...files, 'index.ts'];
 }
 
+/** One built-in kind the release serves, as the CLI's kind tables read it (data/kubernetes-builtins.json). */
+export interface BuiltinKind {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  /** The @opgen/runtime/kubernetes module that types it (`appsv1`), when one does. */
+  module?: string;
+}
+
+/**
+ * data/kubernetes-builtins.json: every kind the release serves (from the same OpenAPI collection paths
+ * as the typed kinds), one per line, sorted by group, version and kind.
+ */
+export function builtinsData(openApi: string, kubernetesVersion: string): string {
+  const { served } = readOpenApi(openApi);
+  const kinds: BuiltinKind[] = [...served].map(([key, where]) => {
+    const [group, version, kind] = key.split('/') as [string, string, string];
+    const typed = GROUPS.find((g) => g.group === group && g.version === version && g.alias !== 'metav1');
+    return { group, version, kind, plural: where.plural, namespaced: where.namespaced, ...(typed ? { module: typed.alias } : {}) };
+  });
+  const order = (k: BuiltinKind) => `${k.group}\u0000${k.version}\u0000${k.kind}`;
+  kinds.sort((a, b) => (order(a) < order(b) ? -1 : 1));
+  return `{"kubernetes":"v${kubernetesVersion}","kinds":[\n${kinds.map((k) => JSON.stringify(k)).join(',\n')}\n]}\n`;
+}
+
 /** The release data/kubernetes-models.json targets, so both generators read the same OpenAPI. */
 export const KUBERNETES_VERSION = /"kubernetes":"v([\d.]+)"/.exec(readFileSync(join(process.cwd(), 'data', 'kubernetes-models.json'), 'utf8').slice(0, 200))![1]!;
 
@@ -223,4 +250,8 @@ if (process.argv[1]?.endsWith('kubernetes-types/generate.js')) {
   for (const f of readdirSync(out)) if (!f.endsWith('.test.ts')) rmSync(join(out, f), { recursive: true, force: true });
   const written = generate(openApiDir(KUBERNETES_VERSION), out, KUBERNETES_VERSION);
   console.log(`wrote ${written.length} files into ${out}`);
+  if (check < 0) {
+    writeFileSync(join(process.cwd(), 'data', 'kubernetes-builtins.json'), builtinsData(openApiDir(KUBERNETES_VERSION), KUBERNETES_VERSION));
+    console.log('wrote data/kubernetes-builtins.json');
+  }
 }

@@ -5,8 +5,8 @@ import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkDns1123Subdomain, checkKind, pluralize } from '../../naming/index.js';
 import { apiDir, controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
-import { clusterScopedResource } from '../../rbac/cluster-scoped.js';
-import { coreGroupDomain } from '../create-webhook/core-groups.js';
+import { clusterScopedResource, typedVersions } from '../../common/kubernetes-builtins.js';
+import { CORE_GROUP_NAMES, coreApiGroup } from '../create-webhook/core-groups.js';
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
@@ -43,24 +43,19 @@ interface Gvk {
   plural: string;
 }
 
-/**
- * The built-in groups @opgen/runtime/kubernetes types, named as kubebuilder names them (their API group
- * comes from ./create-webhook/core-groups.ts, which `create webhook` uses too), with the versions typed:
- * the module is @opgen/runtime/kubernetes/<group's first label><version>, e.g. rbacv1.
- */
-const TYPED_VERSIONS: Record<string, string[]> = {
-  core: ['v1'], apps: ['v1'], batch: ['v1'], networking: ['v1'], policy: ['v1'], 'rbac.authorization': ['v1'],
-  coordination: ['v1'], events: ['v1'], autoscaling: ['v2'], admissionregistration: ['v1'], apiextensions: ['v1'],
-};
 /** opgen's own earlier spelling, still accepted. */
 const GROUP_ALIASES: Record<string, string> = { rbac: 'rbac.authorization' };
 
-/** The built-in group a --group names (aliases resolved), with its typed versions; undefined for other groups. */
+/**
+ * The built-in group a --group names (aliases resolved, named as kubebuilder names them), with the versions
+ * @opgen/runtime/kubernetes types (data/kubernetes-builtins.json): the module is
+ * @opgen/runtime/kubernetes/<group's first label><version>, e.g. rbacv1. Undefined for other groups.
+ */
 function typedBuiltin(group: string): { group: string; apiGroup: string; versions: string[] } | undefined {
   const name = Object.hasOwn(GROUP_ALIASES, group) ? GROUP_ALIASES[group]! : group;
-  const domain = coreGroupDomain(name);
-  if (!Object.hasOwn(TYPED_VERSIONS, name) || domain === undefined) return undefined;
-  return { group: name, apiGroup: name === 'core' ? '' : domain ? `${name}.${domain}` : name, versions: TYPED_VERSIONS[name]! };
+  const apiGroup = coreApiGroup(name);
+  const versions = apiGroup === undefined ? [] : typedVersions(apiGroup);
+  return apiGroup !== undefined && versions.length > 0 ? { group: name, apiGroup, versions } : undefined;
 }
 
 /** What kind of resource the controller reconciles: this project's own, a built-in, or another project's. */
@@ -258,7 +253,7 @@ function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptio
     throw new OpgenError(
       `no API ${gvk.group}/${gvk.version}, Kind=${gvk.kind} in this project for the controller to reconcile`,
       { flag: '--resource' },
-      `leave --resource on to create the types, use a built-in group (${Object.keys(TYPED_VERSIONS).join(', ')}), or pass --external-api-path for another project's types`,
+      `leave --resource on to create the types, use a built-in group (${CORE_GROUP_NAMES.filter((g) => typedBuiltin(g)).join(', ')}), or pass --external-api-path for another project's types`,
     );
   }
   return existing;

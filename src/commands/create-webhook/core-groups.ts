@@ -23,23 +23,19 @@ const CORE_GROUPS: Record<string, string> = {
   storage: 'k8s.io',
 };
 
+/** The built-in groups' short names, as kubebuilder spells them. */
+export const CORE_GROUP_NAMES: readonly string[] = Object.keys(CORE_GROUPS);
+
+/** The API group of built-in group `name` (`networking` → networking.k8s.io, `core` → ''), or undefined for other groups. */
+export function coreApiGroup(name: string): string | undefined {
+  const domain = coreGroupDomain(name);
+  if (domain === undefined) return undefined;
+  return name === 'core' ? '' : domain ? `${name}.${domain}` : name;
+}
+
 /** The domain completing a built-in group ('' when the group stands alone), or undefined for other groups. */
 export function coreGroupDomain(group: string): string | undefined {
   return Object.hasOwn(CORE_GROUPS, group) ? CORE_GROUPS[group] : undefined;
-}
-
-/** Cluster-scoped built-in kinds (the rest are namespaced), keyed `<API group>/<kind>`. */
-const CLUSTER_SCOPED = new Set([
-  '/Node', '/Namespace', '/PersistentVolume', 'rbac.authorization.k8s.io/ClusterRole', 'rbac.authorization.k8s.io/ClusterRoleBinding',
-  'storage.k8s.io/StorageClass', 'storage.k8s.io/CSIDriver', 'storage.k8s.io/CSINode', 'storage.k8s.io/VolumeAttachment',
-  'apiextensions.k8s.io/CustomResourceDefinition', 'scheduling.k8s.io/PriorityClass', 'networking.k8s.io/IngressClass',
-  'node.k8s.io/RuntimeClass', 'certificates.k8s.io/CertificateSigningRequest',
-  'admissionregistration.k8s.io/MutatingWebhookConfiguration', 'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
-]);
-
-/** Whether a built-in kind is namespaced. */
-export function builtinNamespaced(apiGroup: string, kind: string): boolean {
-  return !CLUSTER_SCOPED.has(`${apiGroup}/${kind}`);
 }
 
 /** Built-in kinds @opgen/runtime exports with their types (others get a local kind declaration). */

@@ -11,7 +11,8 @@ import { importPath, kebab, variableName } from '../shared/names.js';
 import { sourceHeader, stageAndCommit } from '../shared/run-in-tree.js';
 import { markStorageVersion, unmarkStorageVersion } from '../shared/storage-version.js';
 import { certProviderOf, parseCertProvider, switchMainTs, wireCaTarget, wireProvider, type CaTarget, type CertProvider } from './cert-provider.js';
-import { builtinNamespaced, coreGroupDomain, runtimeExportsKind } from './core-groups.js';
+import { builtinNamespaced } from '../../common/kubernetes-builtins.js';
+import { coreGroupDomain, runtimeExportsKind } from './core-groups.js';
 
 export interface CreateWebhookOptions {
   group?: string;

@@ -9,7 +9,7 @@ import { createRegistry, parseArguments, splitMarker } from '../../markers/index
 import { managerNamespace, type ProjectConfig } from '../../project/index.js';
 import { RBAC_MARKER } from '../../rbac/index.js';
 import { renderPartial, type Tree } from '../../scaffold/index.js';
-import { clusterScopedResource } from '../../rbac/cluster-scoped.js';
+import { clusterScopedResource } from '../../common/kubernetes-builtins.js';
 import { managerAccount, managerRules, watchNamespaceRoles, watchNamespaceTransformers, WATCH_ROLES_FILE, WATCH_TRANSFORMERS_DIR } from '../../rbac/watch-namespaces.js';
 
 const MANAGER = 'config/manager/manager.yaml';
