@@ -102,6 +102,7 @@ export const commands: readonly CommandSpec[] = [
       { flags: '--external-api-domain <domain>', description: 'with --external-api-path: the domain of that API group (group.domain)' },
       { flags: '--helm-chart <chart>', description: 'serve the kind with a Helm chart: a folder, a .tgz, repo/name or oci://… (docs/helm-operator.md)' },
       { flags: '--helm-chart-version <version>', description: 'with --helm-chart repo/name or oci://…: the chart version' },
+      { flags: '--kube-version <version>', description: 'with --helm-chart: the Kubernetes version to render the chart for (default: PROJECT minKubeVersion)' },
       { flags: '--ansible-role [dir]', description: 'serve the kind with an Ansible role: a new roles/<kind> skeleton, or the role in <dir> copied in (docs/ansible-operator.md)' },
       { flags: '--ansible-playbook <file>', description: 'serve the kind with an Ansible playbook, copied to playbooks/ (docs/ansible-operator.md)' },
       { flags: '--force', description: 'overwrite existing files and re-create an existing API' },
@@ -126,6 +127,7 @@ export const commands: readonly CommandSpec[] = [
         helmChartVersion: str(o.helmChartVersion),
         ansibleRole: typeof o.ansibleRole === 'string' || o.ansibleRole === true ? o.ansibleRole : undefined,
         ansiblePlaybook: str(o.ansiblePlaybook),
+        kubeVersion: str(o.kubeVersion),
       });
     },
   },

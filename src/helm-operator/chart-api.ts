@@ -80,12 +80,14 @@ export interface RenderedKind {
 }
 
 /**
- * The kinds a chart creates: what `helm template` renders with the default values, plus the
- * apiVersion/kind pairs written in templates that the defaults leave out (an Ingress behind
- * `ingress.enabled`), so enabling one later does not fail on RBAC.
+ * The kinds a chart creates: what `helm template` renders with the default values for Kubernetes
+ * `kubeVersion` (a chart's `kubeVersion:` constraint is checked against it), plus the apiVersion/kind
+ * pairs written in templates that the defaults leave out (an Ingress behind `ingress.enabled`), so
+ * enabling one later does not fail on RBAC. Test hooks (templates/tests/, `helm test`) are left out:
+ * an install never creates them.
  */
-export function renderedKinds(chartDir: string, helmBinary: string): RenderedKind[] {
-  const out = execFileSync(helmBinary, ['template', 'release', chartDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+export function renderedKinds(chartDir: string, helmBinary: string, kubeVersion?: string): RenderedKind[] {
+  const out = execFileSync(helmBinary, ['template', 'release', chartDir, '--skip-tests', ...(kubeVersion ? ['--kube-version', kubeVersion] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const kinds = new Map<string, RenderedKind>();
   const add = (apiVersion: string, kind: string, source: string) => {
     const key = `${apiVersion} ${kind}`;
@@ -103,7 +105,7 @@ export function renderedKinds(chartDir: string, helmBinary: string): RenderedKin
   }
   const templates = join(chartDir, 'templates');
   for (const file of existsSync(templates) ? walk(templates) : []) {
-    if (!/\.(ya?ml|tpl)$/.test(file)) continue;
+    if (!/\.(ya?ml|tpl)$/.test(file) || isTestHook(relative(templates, file))) continue;
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/^apiVersion:\s*(\S+)\s*\n(?:.*\n)*?kind:\s*(\S+)\s*$/gm)) {
       const [apiVersion, kind] = [m[1]!, m[2]!];
@@ -146,6 +148,10 @@ export function watchesEntry(gvk: Gvk, chartPath: string, kinds: readonly Render
   return { group: gvk.group, version: gvk.version, kind: gvk.kind, chart: chartPath, dependentKinds: kinds.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, plural: pluralize(k.kind), namespaced: !clusterScopedResource(k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '', pluralize(k.kind)) })) };
 }
 
+/** Helm's convention for `helm test` hooks: templates/tests/ (including a subchart's). */
+function isTestHook(templatePath: string): boolean {
+  return templatePath.split(/[\\/]/).includes('tests');
+}
 
 function walk(dir: string): string[] {
   return readdirSync(dir).sort().flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));

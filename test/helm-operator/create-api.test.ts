@@ -247,6 +247,44 @@ describe('create api --helm-chart refuses in one line, leaving the project uncha
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('helm missing or not executable: names the binary and how to get one', async () => {
+    const before = snapshot(dir);
+    const notExecutable = join(dir, '..', 'helm-not-executable');
+    writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    const saved = process.env.HELM_BINARY;
+    try {
+      for (const [binary, what] of [[join(dir, '..', 'no-helm-here'), 'was not found'], [notExecutable, 'is not executable']] as const) {
+        process.env.HELM_BINARY = binary;
+        expect((await create({ kind: 'Other', helmChart: chart })).error).toBe(`--helm-chart: error: the helm binary "${binary}" ${what} (HELM_BINARY) (install helm (https://helm.sh/docs/intro/install/) or set HELM_BINARY to its path)`);
+      }
+    } finally {
+      process.env.HELM_BINARY = saved;
+    }
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a chart\'s kubeVersion: rendered for the project\'s minimum (default 1.28.0, else PROJECT minKubeVersion), --kube-version overrides; a version the chart refuses names the flag', async () => {
+    const strict = join(dir, '..', 'strict-chart');
+    cpSync(chart, strict, { recursive: true });
+    writeFileSync(join(strict, 'Chart.yaml'), `${readFileSync(join(chart, 'Chart.yaml'), 'utf8')}kubeVersion: ">=1.29.0-0"\n`);
+    const before = snapshot(dir);
+    const refused = await create({ kind: 'Other', helmChart: strict, dryRun: true });
+    expect(refused.error).toMatch(/^--kube-version: error: helm template \S+strict-chart for Kubernetes 1\.28\.0 \(the project's default minimum; override with --kube-version or PROJECT minKubeVersion\) failed: chart requires kubeVersion: >=1\.29\.0-0 which is incompatible with Kubernetes v1\.28\.0 \(pass the Kubernetes version the operator will run on/);
+    lines.out.length = 0;
+    expect(await create({ kind: 'Other', helmChart: strict, dryRun: true, kubeVersion: '1.30' })).toEqual({ code: 0 });
+    expect(lines.out).toContain('Rendered webapp for Kubernetes 1.30.0 (--kube-version) to find the kinds it creates; at run time helm renders for the cluster\'s own version.');
+    expect((await create({ kind: 'Other', helmChart: strict, kubeVersion: 'latest' })).error).toBe('--kube-version: error: invalid Kubernetes version "latest" (e.g. --kube-version 1.30.0)');
+    expect(snapshot(dir)).toEqual(before);
+
+    const pinned = join(dir, '..', 'pinned');
+    mkdirSync(pinned);
+    await opgenOk(pinned, 'init', '--domain', 'example.com', '--skip-install');
+    writeFileSync(join(pinned, 'PROJECT'), `${readFileSync(join(pinned, 'PROJECT'), 'utf8')}minKubeVersion: "1.29"\n`);
+    lines.out.length = 0;
+    expect(await create({ helmChart: strict, dryRun: true }, pinned)).toEqual({ code: 0 });
+    expect(lines.out).toContain('Rendered webapp for Kubernetes 1.29.0 (PROJECT minKubeVersion; override with --kube-version) to find the kinds it creates; at run time helm renders for the cluster\'s own version.');
+  }, 60_000);
+
   it('--dry-run writes nothing', async () => {
     const other = join(dir, '..', 'dry');
     mkdirSync(other);

@@ -14,7 +14,8 @@ import { stageAndCommit, sourceHeader } from '../shared/run-in-tree.js';
 import { importPath, kebab } from '../shared/names.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkKind, pluralize } from '../../naming/index.js';
-import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ResourceConfig } from '../../project/index.js';
+import { controllerDir, loadProject, managerNamespace, qualifiedGroup, readMinKubeVersion, saveProject, type ResourceConfig } from '../../project/index.js';
+import { DEFAULT_MIN_KUBE_VERSION } from '../../common/kube-version.js';
 import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../../scaffold/index.js';
 import { chartCrd, chartRbacRules, renderedKinds, watchesEntry, type RenderedKind } from '../../helm-operator/chart-api.js';
 
@@ -25,6 +26,8 @@ export interface CreateHelmApiOptions {
   plural?: string;
   helmChart?: string;
   helmChartVersion?: string;
+  /** The Kubernetes version the chart is rendered for (its kubeVersion: constraint); default PROJECT's minKubeVersion. */
+  kubeVersion?: string;
   force: boolean;
   dryRun: boolean;
   // create api's other flags: a chart's kind is namespaced, has a CRD and the Helm controller only.
@@ -57,13 +60,23 @@ export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions
       const m = /^(.*):(\d+):(\d+): (.*)$/s.exec(errors[0]!.text)!;
       throw new OpgenError(m[4]!, { file: relative(ctx.cwd, m[1]!) || m[1]!, line: Number(m[2]), column: Number(m[3]) });
     }
+    // helm template alone renders for its offline default (Kubernetes v1.20.0), which a chart's
+    // `kubeVersion: >=1.23.0-0` refuses: render for the oldest Kubernetes the project supports.
+    const kube = renderKubeVersion(ctx.cwd, o.kubeVersion);
     let kinds: RenderedKind[];
     try {
-      kinds = renderedKinds(chartDir, helm);
+      kinds = renderedKinds(chartDir, helm, kube.version);
     } catch (err) {
+      const errno = (err as NodeJS.ErrnoException).code;
+      if (errno === 'ENOENT' || errno === 'EACCES') throw helmMissing(helm, errno);
       const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().replace(/^Error: /, '');
-      throw new OpgenError(`helm template ${o.helmChart} failed with the chart's default values: ${stderr.split('\n')[0]}`, { flag: '--helm-chart' }, 'fix the chart so `helm template` renders with its values.yaml');
+      const first = stderr.split('\n')[0]!;
+      if (/kubeVersion|Kubernetes version/i.test(first)) {
+        throw new OpgenError(`helm template ${o.helmChart} for Kubernetes ${kube.version} (${kube.source}) failed: ${first}`, { flag: '--kube-version' }, 'pass the Kubernetes version the operator will run on, e.g. --kube-version 1.30.0, or set minKubeVersion in PROJECT');
+      }
+      throw new OpgenError(`helm template ${o.helmChart} failed with the chart's default values (Kubernetes ${kube.version}): ${first}`, { flag: '--helm-chart' }, 'fix the chart so `helm template` renders with its values.yaml');
     }
+    ctx.out(`Rendered ${chart.name} for Kubernetes ${kube.version} (${kube.source}) to find the kinds it creates; at run time helm renders for the cluster's own version.`);
 
     // The YAML is serialised before staging (toYaml is async), so PROJECT's domain is read here once.
     const project = loadProject(new Tree(ctx.cwd));
@@ -131,6 +144,25 @@ export async function createHelmApi(ctx: CommandContext, o: CreateHelmApiOptions
   }
 }
 
+/** helm is needed to fetch and render the chart: say which binary was tried and how to get one. */
+function helmMissing(helm: string, errno: string): OpgenError {
+  const what = errno === 'ENOENT' ? 'was not found' : 'is not executable';
+  return new OpgenError(`the helm binary "${helm}" ${what}${process.env.HELM_BINARY ? ' (HELM_BINARY)' : ' on PATH'}`, { flag: '--helm-chart' }, 'install helm (https://helm.sh/docs/intro/install/) or set HELM_BINARY to its path');
+}
+
+/** The version to render for: --kube-version, else PROJECT's minKubeVersion, else opgen's default floor. */
+function renderKubeVersion(cwd: string, flag: string | undefined): { version: string; source: string } {
+  const full = (v: string) => (/^v?\d+\.\d+$/.test(v) ? `${v.replace(/^v/, '')}.0` : v.replace(/^v/, ''));
+  if (flag !== undefined) {
+    if (!/^v?\d+\.\d+(\.\d+)?$/.test(flag)) throw new OpgenError(`invalid Kubernetes version "${flag}"`, { flag: '--kube-version' }, 'e.g. --kube-version 1.30.0');
+    return { version: full(flag), source: '--kube-version' };
+  }
+  const projectFile = join(cwd, 'PROJECT');
+  const stated = existsSync(projectFile) ? readMinKubeVersion(readFileSync(projectFile, 'utf8')) : undefined;
+  if (stated) return { version: full(stated), source: 'PROJECT minKubeVersion; override with --kube-version' };
+  return { version: DEFAULT_MIN_KUBE_VERSION, source: 'the project\'s default minimum; override with --kube-version or PROJECT minKubeVersion' };
+}
+
 class OpenChartError extends OpgenError {
   constructor(message: string) {
     super(message, { flag: '--helm-chart' }, 'pass a chart folder, a packaged .tgz, repo/name (after `helm repo add`) or oci://registry/path');
@@ -138,7 +170,7 @@ class OpenChartError extends OpgenError {
 }
 
 function validate(o: CreateHelmApiOptions): { group: string; version: string; kind: string; plural: string } & { helmChart: string } {
-  if (o.helmChart === undefined) throw new OpgenError('requires --helm-chart', { flag: '--helm-chart-version' }, 'pass --helm-chart <repo/name|oci://…> too');
+  if (o.helmChart === undefined) throw new OpgenError('requires --helm-chart', { flag: o.helmChartVersion !== undefined ? '--helm-chart-version' : '--kube-version' }, 'pass --helm-chart <repo/name|oci://…> too');
   const refuse = (flag: string, why: string) => new OpgenError(`cannot be combined with --helm-chart: ${why}`, { flag }, `drop ${flag}`);
   if (o.resource === false) throw refuse('--resource', 'a chart\'s kind is this project\'s own API, with its CRD');
   if (o.controller === false) throw refuse('--controller', 'the Helm controller is what serves the kind');
@@ -187,7 +219,8 @@ function fetchChart(cwd: string, o: CreateHelmApiOptions & { helmChart: string }
     }
   } catch (err) {
     if (err instanceof OpgenError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new OpgenError(`${helm} not found`, { flag: '--helm-chart' }, 'install helm (https://helm.sh/docs/intro/install/) or set HELM_BINARY');
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === 'ENOENT' || errno === 'EACCES') throw helmMissing(helm, errno);
     const stderr = String((err as { stderr?: string }).stderr ?? '').trim().replace(/^Error: /, '');
     throw new OpenChartError(`could not fetch ${o.helmChart}: ${stderr.split('\n')[0]}`);
   }

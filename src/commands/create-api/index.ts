@@ -34,6 +34,8 @@ export interface CreateApiOptions {
   /** An Ansible role (true: a new skeleton; a folder: copied in) or playbook serves the kind: src/ansible-operator. */
   ansibleRole?: string | boolean;
   ansiblePlaybook?: string;
+  /** With helmChart: the Kubernetes version the chart is rendered for. */
+  kubeVersion?: string;
 }
 
 interface Gvk {
@@ -75,7 +77,7 @@ function originOf(o: CreateApiOptions, gvk: Gvk): Origin {
 }
 
 export async function createApiCommand(ctx: CommandContext, o: CreateApiOptions): Promise<number> {
-  if (o.helmChart !== undefined || o.helmChartVersion !== undefined) {
+  if (o.helmChart !== undefined || o.helmChartVersion !== undefined || o.kubeVersion !== undefined) {
     const { createHelmApi } = await import('./helm-chart.js');
     return createHelmApi(ctx, o);
   }
