@@ -81,6 +81,18 @@ export class HelmCli {
     });
   }
 
+  /** `helm history -o json`, oldest first; empty when there is no such release. */
+  async history(name: string, namespace: string, signal?: AbortSignal): Promise<Array<{ revision: number; status: string }>> {
+    return this.withScratch(async (dir) => {
+      try {
+        return JSON.parse(await this.run(dir, ['history', name, '--namespace', namespace, '--output', 'json'], signal)) as Array<{ revision: number; status: string }>;
+      } catch (err) {
+        if (err instanceof HelmError && /release: not found/.test(err.message)) return [];
+        throw err;
+      }
+    });
+  }
+
   /**
    * A scratch folder (0700) per run: the kubeconfig made from the runtime's credentials (0600, so a
    * rotated service-account token is picked up on the next run) and Helm's cache/config/data homes,
@@ -113,8 +125,9 @@ export class HelmCli {
       }, (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         const code = typeof (err as NodeJS.ErrnoException).code === 'number' ? (err as unknown as { code: number }).code : null;
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-          return reject(new HelmError(args, null, `the helm binary ${this.binary} was not found: install helm in the image or set HELM_BINARY`));
+        const errno = (err as NodeJS.ErrnoException).code;
+        if (errno === 'ENOENT' || errno === 'EACCES') {
+          return reject(new HelmError(args, null, `the helm binary ${this.binary} ${errno === 'ENOENT' ? 'was not found' : 'is not executable'}: install helm in the image or set HELM_BINARY`));
         }
         reject(new HelmError(args, code, stderr || err.message));
       });

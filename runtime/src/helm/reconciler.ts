@@ -90,11 +90,14 @@ export class HelmReconciler implements Reconciler {
 
     if (cr.metadata?.deletionTimestamp) {
       if (!hasFinalizer(cr, helmUninstallFinalizer)) return {};
+      const failed = this.waiting(uid, 'uninstall');
+      if (failed) return failed;
       try {
         await this.helm.uninstall(name, namespace);
       } catch (err) {
-        await this.setStatus(cr, { type: 'ReleaseFailed', status: 'True', reason: 'UninstallError', message: (err as Error).message });
-        throw err;
+        if (!(err instanceof HelmError)) throw err;
+        await this.setStatus(cr, [{ type: 'ReleaseFailed', status: 'True', reason: 'UninstallError', message: err.message }]);
+        return this.backOff(uid, 'uninstall', err, ctx);
       }
       removeFinalizer(cr, helmUninstallFinalizer);
       await client.update(kind, cr);
@@ -107,35 +110,57 @@ export class HelmReconciler implements Reconciler {
 
     if (addFinalizer(cr, helmUninstallFinalizer)) cr = await client.update(kind, cr);
     if (!cr.status?.conditions?.some((c) => c.type === 'Initialized')) {
-      cr = await this.setStatus(cr, { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' });
+      cr = await this.setStatus(cr, [{ type: 'Initialized', status: 'True', reason: 'Initialized', message: '' }]);
     }
 
     const digest = sha256(`${this.chartDigest}\n${canonicalJson(cr.spec ?? {})}`);
+    const failed = this.waiting(uid, digest);
+    // The same input failed before (helm refused it, or could not run): wait out the backoff instead of running helm again.
+    if (failed) return failed;
     if ((cr.status?.observedDigest === digest && cr.status.deployedRelease) || this.deployed.get(uid) === digest) {
-      const release = await this.helm.status(name, namespace, ctx.signal);
+      let release: HelmRelease | undefined;
+      try {
+        release = await this.helm.status(name, namespace, ctx.signal);
+      } catch (err) {
+        if (!(err instanceof HelmError)) throw err;
+        await this.setStatus(cr, [{ type: 'Irreconcilable', status: 'True', reason: 'ReconcileError', message: err.message }]);
+        return this.backOff(uid, digest, err, ctx);
+      }
       if (release && release.info?.status === 'deployed') {
         // Back to the spec that is deployed (a failed change reverted): nothing to upgrade, the failure is over.
         this.failures.delete(uid);
-        if (cr.status?.conditions?.some((c) => c.type === 'ReleaseFailed' && c.status === 'True')) {
-          cr = await this.setStatus(cr, { type: 'ReleaseFailed', status: 'False', reason: 'ReconcileSuccessful', message: '' });
-        }
+        if (cr.status?.conditions?.some((c) => c.type === 'ReleaseFailed')) cr = await this.setStatus(cr, [], ['ReleaseFailed']);
         return this.repairDrift(cr, release, digest, uid, ctx);
       }
       // Gone (uninstalled by hand) or left failed/pending by someone else: install again below.
     }
-
-    const failed = this.failures.get(uid);
-    if (failed && failed.digest === digest && Date.now() < failed.retryAt) {
-      // The same input failed before: wait out the backoff instead of running helm again.
-      return { requeueAfter: failed.retryAt - Date.now() };
-    }
     return this.install(cr, digest, uid, ctx);
   }
 
-  private async install(cr: HelmReleaseObject, digest: string, uid: string, ctx: ReconcileContext, reason?: string): Promise<Result> {
+  /** The requeue for a key whose last helm run with this input failed and whose backoff has not passed. */
+  private waiting(uid: string, input: string): Result | undefined {
+    const failed = this.failures.get(uid);
+    return failed && failed.digest === input && Date.now() < failed.retryAt ? { requeueAfter: failed.retryAt - Date.now() } : undefined;
+  }
+
+  /** Records a failed helm run of `input`: the next try waits baseBackoffMs, doubling per failure of the same input. */
+  private backOff(uid: string, input: string, err: HelmError, ctx: ReconcileContext): Result {
+    const prev = this.failures.get(uid);
+    const count = prev?.digest === input ? prev.count + 1 : 1;
+    const wait = Math.min((this.opts.baseBackoffMs ?? 10_000) * 2 ** (count - 1), this.opts.maxBackoffMs ?? 300_000);
+    this.failures.set(uid, { digest: input, count, retryAt: Date.now() + wait });
+    ctx.log.info('helm failed', { args: err.args.slice(0, 2).join(' '), error: err.message, retryInMs: wait });
+    return { requeueAfter: wait };
+  }
+
+  /**
+   * `helm upgrade --install`, with operator-sdk's condition reasons: InstallSuccessful for revision 1,
+   * UpgradeSuccessful after it; InstallError while the release has no deployed revision, UpgradeError
+   * once it has; a failed drift repair is Irreconcilable with ReconcileError.
+   */
+  private async install(cr: HelmReleaseObject, digest: string, uid: string, ctx: ReconcileContext, repairing = false): Promise<Result> {
     const name = cr.metadata!.name!;
     const namespace = cr.metadata!.namespace ?? 'default';
-    const upgrading = Boolean(cr.status?.deployedRelease);
     let release: HelmRelease;
     try {
       // Not aborted with the reconcile: a helm killed mid-upgrade leaves the release pending-upgrade, which
@@ -143,31 +168,34 @@ export class HelmReconciler implements Reconciler {
       release = await this.helm.upgradeInstall(name, namespace, this.opts.chart, cr.spec ?? {});
     } catch (err) {
       if (!(err instanceof HelmError)) throw err;
-      const prev = this.failures.get(uid);
-      const count = prev?.digest === digest ? prev.count + 1 : 1;
-      const wait = Math.min((this.opts.baseBackoffMs ?? 10_000) * 2 ** (count - 1), this.opts.maxBackoffMs ?? 300_000);
-      this.failures.set(uid, { digest, count, retryAt: Date.now() + wait });
-      ctx.log.info('helm failed', { release: name, error: err.message, retryInMs: wait });
+      const history = await this.helm.history(name, namespace).catch(() => undefined);
+      const everDeployed = history ? history.some((h) => h.status === 'deployed' || h.status === 'superseded') : Boolean(cr.status?.deployedRelease);
+      if (history && history.length > 0 && history.every((h) => h.status === 'failed')) {
+        // A failed install leaves a failed release; operator-sdk removes it so that the retry is an
+        // install again (not an "UPGRADE FAILED" of a release that never ran), and failed revisions do not pile up.
+        await this.helm.uninstall(name, namespace).catch((e: unknown) => ctx.log.info('could not remove the failed release', { release: name, error: (e as Error).message }));
+      }
+      const result = this.backOff(uid, digest, err, ctx);
       const stuck = /another operation \(install\/upgrade\/rollback\) is in progress/.test(err.message);
-      await this.setStatus(cr,
-        { type: 'ReleaseFailed', status: 'True', reason: upgrading ? 'UpgradeError' : 'InstallError', message: err.message },
+      const failure: ObjectConditionInput = repairing
+        ? { type: 'Irreconcilable', status: 'True', reason: 'ReconcileError', message: err.message }
+        : { type: 'ReleaseFailed', status: 'True', reason: everDeployed ? 'UpgradeError' : 'InstallError', message: err.message };
+      await this.setStatus(cr, [failure,
         // A release left pending by an interrupted helm (a killed pod) waits for a person: Helm will not guess.
-        ...(stuck ? [{ type: 'Irreconcilable', status: 'True' as const, reason: 'ReleasePending', message: `${err.message}; if no helm runs for it, run \`helm rollback ${name} -n ${namespace}\` (or \`helm uninstall\` a release that never deployed)` }] : []));
-      return { requeueAfter: wait };
+        ...(stuck ? [{ type: 'Irreconcilable', status: 'True' as const, reason: 'ReleasePending', message: `${err.message}; if no helm runs for it, run \`helm rollback ${name} -n ${namespace}\` (or \`helm uninstall\` a release that never deployed)` }] : [])]);
+      return result;
     }
     this.failures.delete(uid);
     this.deployed.set(uid, digest);
     const manifestDigest = sha256(release.manifest ?? '');
-    const status: HelmReleaseStatus = {
+    cr.status = {
       ...cr.status,
       deployedRelease: { name: release.name, revision: release.version, manifestDigest },
       observedDigest: digest,
     };
-    cr.status = status;
-    await this.setStatus(cr,
-      { type: 'Deployed', status: 'True', reason: reason ?? (upgrading ? 'UpgradeSuccessful' : 'InstallSuccessful'), message: `release ${release.name} revision ${release.version}` },
-      { type: 'ReleaseFailed', status: 'False', reason: reason ?? (upgrading ? 'UpgradeSuccessful' : 'InstallSuccessful'), message: '' },
-      { type: 'Irreconcilable', status: 'False', reason: 'ReconcileSuccessful', message: '' });
+    // As operator-sdk: what Helm recorded names the reason, and a success removes the failure conditions.
+    const reason = release.version === 1 ? 'InstallSuccessful' : 'UpgradeSuccessful';
+    await this.setStatus(cr, [{ type: 'Deployed', status: 'True', reason, message: `release ${release.name} revision ${release.version}` }], ['ReleaseFailed', 'Irreconcilable']);
     ctx.log.info('release deployed', { release: release.name, revision: release.version });
     return {};
   }
@@ -182,19 +210,17 @@ export class HelmReconciler implements Reconciler {
     const drift = await this.findDrift(release, ctx);
     if (!drift) {
       this.repaired.delete(uid);
-      if (cr.status?.conditions?.some((c) => c.type === 'Irreconcilable' && c.status === 'True')) {
-        await this.setStatus(cr, { type: 'Irreconcilable', status: 'False', reason: 'ReconcileSuccessful', message: '' });
-      }
+      if (cr.status?.conditions?.some((c) => c.type === 'Irreconcilable')) await this.setStatus(cr, [], ['Irreconcilable']);
       return {};
     }
     const key = `${sha256(release.manifest ?? '')} ${drift}`;
     if (this.repaired.get(uid) === key) {
-      await this.setStatus(cr, { type: 'Irreconcilable', status: 'True', reason: 'ReconcileError', message: `${drift} still differs from the release after a repair` });
+      await this.setStatus(cr, [{ type: 'Irreconcilable', status: 'True', reason: 'ReconcileError', message: `${drift} still differs from the release after a repair` }]);
       return {};
     }
     this.repaired.set(uid, key);
     ctx.log.info('release drifted; upgrading to repair it', { release: release.name, drift });
-    return this.install(cr, digest, uid, ctx, 'ReconcileSuccessful');
+    return this.install(cr, digest, uid, ctx, true);
   }
 
   private async findDrift(release: HelmRelease, ctx: ReconcileContext): Promise<string | undefined> {
@@ -219,13 +245,14 @@ export class HelmReconciler implements Reconciler {
   }
 
   /**
-   * Writes the conditions (and the release fields already set on cr.status). A conflict — the spec was
-   * edited while helm ran — is retried on the fresh object: what helm did must not be lost, or the
-   * status would name an older revision than `helm list`.
+   * Writes the conditions (and the release fields already set on cr.status), removing those of the
+   * `remove` types. A conflict — the spec was edited while helm ran — is retried on the fresh object:
+   * what helm did must not be lost, or the status would name an older revision than `helm list`.
    */
-  private async setStatus(cr: HelmReleaseObject, ...conditions: ObjectConditionInput[]): Promise<HelmReleaseObject> {
-    const { isConflict, setConditions } = await rt();
+  private async setStatus(cr: HelmReleaseObject, conditions: ObjectConditionInput[], remove: string[] = []): Promise<HelmReleaseObject> {
+    const { isConflict, removeConditions, setConditions } = await rt();
     setConditions(cr, ...conditions);
+    removeConditions(cr, ...remove);
     try {
       return await this.opts.client.status().update(this.opts.kind, cr);
     } catch (err) {
@@ -234,6 +261,7 @@ export class HelmReconciler implements Reconciler {
       const { deployedRelease, observedDigest } = cr.status ?? {};
       fresh.status = { ...fresh.status, ...(deployedRelease ? { deployedRelease } : {}), ...(observedDigest ? { observedDigest } : {}) };
       setConditions(fresh, ...conditions.map((c) => ({ ...c, observedGeneration: cr.metadata?.generation })));
+      removeConditions(fresh, ...remove);
       return this.opts.client.status().update(this.opts.kind, fresh);
     }
   }
@@ -265,7 +293,9 @@ export function setupHelmController(mgr: Manager, opts: HelmControllerOptions): 
     create: () => false,
     update: (o, n) => (n.metadata?.generation !== undefined ? o.metadata?.generation !== n.metadata.generation : o.metadata?.resourceVersion !== n.metadata?.resourceVersion),
   };
-  for (const kind of opts.dependentKinds ?? []) builder = builder.watches(kind, toRelease, { predicates: [dependentChanges] });
+  // Optional: a chart may render kinds whose CRDs the cluster lacks (a ServiceMonitor behind a value
+  // that is off); their watches start when the CRD is installed, and never hold up the others.
+  for (const kind of opts.dependentKinds ?? []) builder = builder.watches(kind, toRelease, { predicates: [dependentChanges], optional: true });
   return { controller: builder.complete(reconciler), reconciler };
 }
 
