@@ -94,7 +94,7 @@ describe('Helm operator on a chart with optional CRD kinds, as its generated Ser
     });
     process.on('warning', onWarning);
     mgr = await createManager({ kubeConfig, logger: createLogger({ level: 'info', write: (l) => logs.push(l) }), tracer: null, controller: { cacheSyncTimeoutMs: 20_000 } });
-    setupHelmController(mgr, { kind: Shop, chart: join(project.dir, 'helm-charts/storefront'), dependentKinds, helmBinary: wrapper, baseBackoffMs: 3_000 });
+    setupHelmController(mgr, { kind: Shop, chart: join(project.dir, 'helm-charts/storefront'), dependentKinds, helmBinary: wrapper, baseBackoffMs: 3_000, maxBackoffMs: 12_000 });
     const ctl = new AbortController();
     const done = mgr.start(ctl.signal).then(() => { exited = 'resolved'; }, (err: unknown) => { exited = err; });
     stop = async () => { ctl.abort(); await done; };
@@ -224,10 +224,10 @@ describe('Helm operator on a chart with optional CRD kinds, as its generated Ser
     } finally {
       rmSync(helmGone, { force: true });
     }
-    // helm back: the next retry repairs the ConfigMap and clears the condition.
+    // helm back: the next retry (at most maxBackoffMs later) repairs the ConfigMap and clears the condition.
     await eventually(async () => {
       expect((await client.get(ConfigMap, { namespace: ns, name: 'main-storefront' })).data).toEqual({ greeting: 'hello' });
       expect(condition(await client.get(Shop, { namespace: ns, name: 'main' }), 'Irreconcilable')).toBeUndefined();
-    }, { timeoutMs: 60_000, intervalMs: 500 });
-  }, 90_000);
+    }, { timeoutMs: 45_000, intervalMs: 500 });
+  }, 120_000);
 });
