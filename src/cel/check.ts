@@ -6,7 +6,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { JSONSchemaProps, ValidationRule } from '../common/json-schema.js';
 import { estimateCost, U64_MAX, type Node } from './cost.js';
-import { declTypeOf, MAX_REQUEST_SIZE_BYTES, type DeclType } from './decl-type.js';
+import { declTypeOf, MAX_REQUEST_SIZE_BYTES, RESERVED, type DeclType } from './decl-type.js';
 import { kubernetesEnvironment, NOT_IN_KUBERNETES, presenceTestsOnAnyOperand } from './library.js';
 import { tooNewFor, tooNewMessage } from './versions.js';
 import { formatKubeMinor, type KubeMinor } from '../common/kube-version.js';
@@ -363,7 +363,12 @@ function environmentsFor(decl: DeclType): SiteEnvironments {
   const nameOf = (d: DeclType): string => {
     if (d.kind === 'object') {
       const fields: Record<string, string> = {};
-      for (const [name, f] of d.fields!) fields[name] = nameOf(f);
+      for (const [name, f] of d.fields!) {
+        fields[name] = nameOf(f);
+        // Since 1.31 the API server also finds `self.namespace` under `__namespace__` (versions.ts gates it).
+        const keyword = /^__(\w+)__$/.exec(name)?.[1];
+        if (keyword !== undefined && RESERVED.has(keyword)) fields[keyword] = fields[name]!;
+      }
       const typeName = `Object${n++}`;
       env.registerType(typeName, { ctor: class {}, fields } as never);
       env.registerOperator(`${typeName} == ${typeName}`, () => true);

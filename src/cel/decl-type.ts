@@ -30,7 +30,8 @@ export interface DeclType {
   unbounded?: { path: string; marker: string };
 }
 
-const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+/** CEL's reserved words (cel-go's reservedIds): a property of that name is declared `__name__`. */
+export const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 /** The API server's property-name escaping (k8s.io/apiserver/pkg/cel/escaping.go); undefined: not reachable from CEL. */
 export function escapeName(name: string): string | undefined {

@@ -82,6 +82,19 @@ describe('CEL rules against the oldest Kubernetes the project supports (PROJECT 
     expect(message).toContain(expected);
   });
 
+  it('reads a field named by a CEL reserved word (self.namespace) from Kubernetes 1.32, and self.__namespace__ on every version', async () => {
+    const withNamespace = (rule: string, minKube: string): string => {
+      const dir = withFloor(rule, minKube);
+      const types = join(dir, 'src/api/v1/types.ts');
+      writeFileSync(types, readFileSync(types, 'utf8').replace('  notes?: string[];', '  notes?: string[];\n  // +kubebuilder:validation:MaxLength=63\n  namespace?: string;'));
+      return dir;
+    };
+    const refused = await generate(withNamespace("!has(self.namespace) || self.namespace != 'kube-system'", '1.31'));
+    expect(refused).toMatch(/^src\/api\/v1\/types\.ts:4:\d+: error: Widget\.spec: CEL rule .*: \.namespace needs Kubernetes 1\.32 \(reading a field named by a CEL reserved word without its __escape__ entered the API server's CEL environment in 1\.31; new CRDs may use it from 1\.32\), but PROJECT minKubeVersion is "1\.31" \(raise minKubeVersion in PROJECT to "1\.32", or write the rule with \.__namespace__ \(every version reads that\)\)$/);
+    expect(await generate(withNamespace("!has(self.namespace) || self.namespace != 'kube-system'", '1.32'))).toBe('');
+    expect(await generate(withNamespace("!has(self.__namespace__) || self.__namespace__ != 'kube-system'", '1.28'))).toBe('');
+  });
+
   it('accepts each once minKubeVersion reaches the version named', async () => {
     for (const [rule, minKube] of [
       ['!isSemver(self.name) || semver(self.name).major() > 0', '1.34'],

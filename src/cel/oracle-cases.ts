@@ -63,6 +63,10 @@ export const celCases: CelCase[] = [
   { name: 'int-or-string', spec: spec(['type(self.port) == int ? self.port > 0 : self.port.matches("^[a-z]+$")']) },
   { name: 'duration-field', spec: spec(['self.timeout > duration("1s") && self.timeout < duration("1h30m")']) },
   { name: 'escaped-field-name', spec: spec(['self.my__dash__field != "a"']) },
+  // A property named by a reserved word: __namespace__ always, namespace itself since compatibility 1.31.
+  { name: 'keyword-field-escaped', spec: spec(['!has(self.meta.__namespace__) || self.meta.__namespace__ != "a"'], { meta: { type: 'object', properties: { namespace: str(63) } } }) },
+  { name: 'keyword-field-bare', spec: spec(['!has(self.meta.namespace) || self.meta.namespace != "a"'], { meta: { type: 'object', properties: { namespace: str(63) } } }) },
+  { name: 'keyword-field-missing', spec: spec(['self.meta.namespace != "a"'], { meta: { type: 'object', properties: { name: str(63) } } }) },
   { name: 'strings-extension', spec: spec(['self.name.lowerAscii().replace("a", "b").split(",").size() < 3 && self.name.charAt(0) != "x" && self.tags.join(",") != "" && self.name.substring(0, 1).upperAscii().trim() != "Q"']) },
   { name: 'indexing', spec: spec(['self.tags.size() == 0 || self.tags[0] != "x"', '!("a" in self.labels) || self.labels["a"] != "b"', 'self.name in self.tags || true']) },
   { name: 'root-metadata', spec: spec([]), rootRules: [{ rule: 'self.metadata.name.size() < 64 && self.spec.replicas >= 0' }] },

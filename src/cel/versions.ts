@@ -6,6 +6,7 @@
 // accepted by API servers of 1.N+1 and later.
 import { formatKubeMinor, kubeOlder, type KubeMinor } from '../common/kube-version.js';
 import type { Node } from './cost.js';
+import { RESERVED } from './decl-type.js';
 
 interface Library {
   /** What the error names. */
@@ -23,6 +24,8 @@ const FORMAT: Library = { name: 'the Kubernetes format library', introduced: 31 
 const TWO_VAR: Library = { name: 'two-variable comprehensions', introduced: 32 };
 const SEMVER: Library = { name: 'the Kubernetes semver library', introduced: 33 };
 const LISTS_V3: Library = { name: 'cel-go lists extension v3', introduced: 34 };
+/** environment.go: SetRecognizeKeywordAsFieldName from compatibility version 1.31 (`self.namespace`, not only `self.__namespace__`). */
+const KEYWORD_FIELDS: Library = { name: 'reading a field named by a CEL reserved word without its __escape__', introduced: 31 };
 /** Every library above, oldest first (opgen doctor names those a server is too old for). */
 export const CEL_LIBRARIES: readonly Readonly<Library>[] = [OPTIONAL, QUANTITY, STRINGS_V2, SETS, IP_CIDR, FORMAT, TWO_VAR, SEMVER, LISTS_V3];
 
@@ -86,6 +89,10 @@ export function tooNewFor(ast: Node, floor: KubeMinor): TooNew | undefined {
     const node = n as Node & { start?: number; checkedType?: { name?: string; kind?: string } };
     if (typeof node.op !== 'string') return;
     if (node.op === '.?' || node.op === '[?]') use(node.op === '.?' ? '.?' : '[?]', OPTIONAL, node);
+    if (node.op === '.' || node.op === '.?') {
+      const [receiver, field] = node.args as [Node & { checkedType?: { name?: string } }, string];
+      if (RESERVED.has(field) && receiver.checkedType?.name?.startsWith('Object')) use(`.${field}`, KEYWORD_FIELDS, node);
+    }
     if (node.op === 'call') {
       const [name] = node.args as [string, Node[]];
       const lib = CALLS[name];
@@ -114,6 +121,6 @@ export function tooNewMessage(t: TooNew, floorSource: string): { message: string
   const from = formatKubeMinor(t.acceptedFrom);
   return {
     message: `${t.what} needs Kubernetes ${from} (${t.library.name} entered the API server's CEL environment in ${formatKubeMinor({ major: 1, minor: t.library.introduced })}; new CRDs may use it from ${from}), but ${floorSource}`,
-    fix: `raise minKubeVersion in PROJECT to "${from}", or write the rule without ${t.what}`,
+    fix: `raise minKubeVersion in PROJECT to "${from}", or write the rule ${t.library === KEYWORD_FIELDS ? `with .__${t.what.slice(1)}__ (every version reads that)` : `without ${t.what}`}`,
   };
 }

@@ -21,11 +21,11 @@ type ReplicatedJob struct {
 // JobSetSpec is the desired state.
 type JobSetSpec struct {
 	// ReplicatedJobs run in the namespace of the JobSet. The rules read the template's metadata, which
-	// only crd:generateEmbeddedObjectMeta gives properties (CEL names the namespace field __namespace__).
+	// only crd:generateEmbeddedObjectMeta gives properties.
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=50
-	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.template.metadata.__namespace__))",message="a replicated job cannot set its namespace"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.template.metadata.namespace))",message="a replicated job cannot set its namespace"
 	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.template.metadata.labels) || !('jobset.parity.opgen.dev/name' in t.template.metadata.labels))",message="the JobSet sets this label"
 	// +optional
 	ReplicatedJobs []ReplicatedJob `json:"replicatedJobs,omitempty"`
