@@ -64,6 +64,11 @@ export interface TestEnv {
   server: string;
   /** PEM of the CA that signed the API server's serving certificate. */
   caData: string;
+  /**
+   * etcd's client URL, http://127.0.0.1:<port>, without authentication: for tests that read what the API
+   * server stored (its JSON gateway, POST /v3/kv/range), e.g. the version an object is stored in.
+   */
+  etcdUrl: string;
   /** Names of the CustomResourceDefinitions installed from crdPaths. */
   crds: string[];
   /**
@@ -148,7 +153,7 @@ async function startOnce(opts: TestEnvOptions): Promise<TestEnv> {
 
     let stopping: Promise<void> | undefined;
     return {
-      kubeConfig, kubeconfigPath, server: started.server, caData: started.servingCaPem, crds: installed, webhook,
+      kubeConfig, kubeconfigPath, server: started.server, caData: started.servingCaPem, etcdUrl: started.etcdUrl, crds: installed, webhook,
       addUser: ({ name, groups = [] }) =>
         buildKubeConfig(started, started.clientCa.issue({ commonName: name, organizations: groups, usage: 'client' })),
       restartApiServer: () => started.restartApiServer(stopTimeoutMs),

@@ -18,6 +18,8 @@ export interface ControlPlane {
   serviceAccountKeyPath: string;
   client: AdminClient;
   etcd: Spawned;
+  /** etcd's client URL (http://127.0.0.1:<port>). */
+  etcdUrl: string;
   apiServer: Spawned;
   /** Stops kube-apiserver and starts it again with the same flags, port and certificates (etcd keeps the data). */
   restartApiServer(stopTimeoutMs: number): Promise<void>;
@@ -163,7 +165,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     return proc;
   };
   const plane: ControlPlane = {
-    server, servingCaPem: servingCa.certPem, clientCa, admin, serviceAccountKeyPath: join(pki, 'sa.key'), client, etcd,
+    server, servingCaPem: servingCa.certPem, clientCa, admin, serviceAccountKeyPath: join(pki, 'sa.key'), client, etcd, etcdUrl,
     apiServer: await launchApiServer(),
     async restartApiServer(stopTimeoutMs: number) {
       await plane.apiServer.stop(stopTimeoutMs);

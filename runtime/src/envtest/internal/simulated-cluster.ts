@@ -19,6 +19,11 @@ export interface SimulatedClusterOptions {
    * `.ci/cluster-assets.sh` builds); defaults to $OPGEN_CLUSTER_ASSETS.
    */
   binaryAssetsDirectory?: string;
+  /**
+   * Extra kube-controller-manager flags by name without dashes, e.g. `{ 'feature-gates':
+   * 'StorageVersionMigrator=true' }` (with the same gate and runtime config on the API server).
+   */
+  controllerManagerFlags?: Record<string, string>;
 }
 
 export interface ClusterBinaries {
@@ -114,6 +119,7 @@ export async function startSimulatedCluster(s: SimulatedClusterStart): Promise<v
       // Tests create many objects quickly; the default 20 qps would make the controllers lag behind.
       '--kube-api-qps=200',
       '--kube-api-burst=400',
+      ...Object.entries(s.options.controllerManagerFlags ?? {}).map(([k, v]) => `--${k}=${v}`),
     ]),
     spawn('kube-scheduler', s.binaries.kubeScheduler, [
       `--kubeconfig=${s.kubeconfigPath}`,
