@@ -288,13 +288,38 @@ export const commands: readonly CommandSpec[] = [
     path: ['crd', 'diff'],
     args: '<old-and-new...>',
     summary: "Check a CRD upgrade: OLM v1's upgrade-safety preflight (removed versions or fields, scope, types, bounds, enums, defaults, required) plus the guide's schema-evolution rules",
-    options: [{ flags: '--since <git-ref>', description: 'compare with the CRDs as committed at this ref (your last release tag); then pass only <new>' }],
+    options: [
+      { flags: '--since <git-ref>', description: 'compare with the CRDs as committed at this ref (your last release tag); then pass only <new>' },
+      { flags: '--kubeconfig <file>', description: "the target cluster: refuse removing or unserving a version its CRD's status.storedVersions still lists" },
+      { flags: '--context <name>', description: 'kubeconfig context (default: the current one)' },
+    ],
     async run(ctx, args, o) {
       const { crdDiffCommand } = await import('../crd-upgrade/command.js');
       const since = str(o.since);
-      if (since !== undefined && args.length === 1) return crdDiffCommand(ctx, { old: args[0]!, new: args[0]!, since });
+      const kubeconfig = str(o.kubeconfig);
+      const context = str(o.context);
+      const cluster = kubeconfig === undefined && context === undefined ? {} : { cluster: { kubeconfig, context } };
+      if (since !== undefined && args.length === 1) return crdDiffCommand(ctx, { old: args[0]!, new: args[0]!, since, ...cluster });
       if (args.length !== 2 || since !== undefined) throw new OpgenError(`expected ${since === undefined ? 'two arguments' : 'one argument with --since'}, got ${args.length}`, { flag: 'crd diff' }, 'run opgen crd diff <old CRDs> <new CRDs>, or opgen crd diff --since <release tag> <CRDs> (files or folders)');
-      return crdDiffCommand(ctx, { old: args[0]!, new: args[1]! });
+      return crdDiffCommand(ctx, { old: args[0]!, new: args[1]!, ...cluster });
+    },
+  },
+  {
+    path: ['crd', 'migrate-storage'],
+    args: '<crd>',
+    summary: 'Rewrite every stored object of a CRD in its storage version (a StorageVersionMigration where served, else here), check, then set status.storedVersions to it alone',
+    options: [
+      { flags: '--kubeconfig <file>', description: 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)' },
+      { flags: '--via <path>', description: 'auto: a StorageVersionMigration when the server serves one and a controller runs it, else rewrite here', choices: ['auto', 'server', 'client'], default: 'auto' },
+      { flags: '--page-size <n>', description: 'objects per list page', default: '500' },
+      { flags: '--concurrency <n>', description: 'writes in flight at once', default: '8' },
+      { flags: '--checkpoint <file>', description: 'where progress is kept so an interrupted run resumes (default: one file per CRD and server in the temp folder)' },
+    ],
+    async run(ctx, args, o) {
+      const { migrateStorageCommand } = await import('../commands/crd-migrate-storage/index.js');
+      if (args.length !== 1) throw new OpgenError(`expected one CRD name, got ${args.length}`, { flag: 'crd migrate-storage' }, 'run opgen crd migrate-storage backups.ops.example.com');
+      const via = o.via === 'server' || o.via === 'client' ? o.via : 'auto';
+      return migrateStorageCommand(ctx, { crd: args[0]!, kubeconfig: str(o.kubeconfig), via, pageSize: Number(o.pageSize ?? 500), concurrency: Number(o.concurrency ?? 8), checkpoint: str(o.checkpoint), tty: process.stderr.isTTY === true });
     },
   },
   {

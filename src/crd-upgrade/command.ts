@@ -6,6 +6,7 @@ import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from '../common/command-context.js';
 import { diffCrd, displayPath, type Crd, type Finding } from './diff.js';
 import type { YamlPath } from './yaml-locate.js';
+import type { KubectlTarget } from '../doctor/kubectl.js';
 
 export interface CrdDiffOptions {
   /** The released CRDs: a file or folder, or with `since` the path to read from git at that ref. */
@@ -13,6 +14,8 @@ export interface CrdDiffOptions {
   new: string;
   /** A git ref (the last release's tag): the old CRDs are `old` as committed there. */
   since?: string;
+  /** The target cluster: its status.storedVersions stand in for the old files' (which have none). */
+  cluster?: KubectlTarget;
 }
 
 export interface LoadedCrd {
@@ -25,7 +28,10 @@ export interface LoadedCrd {
 export async function crdDiffCommand(ctx: CommandContext, o: CrdDiffOptions): Promise<number> {
   const olds = o.since === undefined ? await loadCrds(ctx.cwd, o.old, 'old') : await loadCrdsAt(ctx.cwd, o.since, o.old);
   const news = await loadCrds(ctx.cwd, o.new, 'new');
+  const cluster = o.cluster && (await import('./cluster.js'));
+  const live = cluster && (await cluster.withClusterStoredVersions(ctx.cwd, o.cluster!, olds));
   const { findings, compared } = compareSets(olds, news);
+  if (cluster && live) await cluster.annotateWithCounts(ctx.cwd, o.cluster!, live, findings);
   for (const x of findings) (x.f.level === 'error' ? ctx.err : ctx.out)(`${x.at}: ${x.f.level}: ${describeFinding(x)} (${x.f.fix}) [${x.f.origin} ${x.f.rule}]`);
   const errors = findings.filter((x) => x.f.level === 'error').length;
   const warnings = findings.length - errors;

@@ -146,6 +146,22 @@ export function diffCrd(oldCrd: Crd, newCrd: Crd): Finding[] {
   if (removedStored.length > 0) {
     preflight('crd', undefined, { rule: 'storedVersionRemoval', message: `versions [${removedStored.join(' ')}] removed but listed in status.storedVersions`, why: 'etcd still holds objects written at those versions; without the version the API server cannot decode them', fix: 'keep the versions (served: false is allowed), migrate stored objects to the storage version and drop them from status.storedVersions first' });
   }
+  // Stored versions: a version leaves the CRD, or stops being served, only once no object is stored in it.
+  const stored = oldCrd.status?.storedVersions ?? [];
+  const crdName = newCrd.metadata?.name ?? oldCrd.metadata?.name ?? '<crd>';
+  const migrate = `opgen crd migrate-storage ${crdName} --kubeconfig <cluster>`;
+  for (const nv of newVersions) {
+    const ov = oldVersions.find((v) => v.name === nv.name);
+    if (!stored.includes(nv.name) || nv.served !== false || ov?.served === false || nv.storage === true) continue;
+    guide('error', 'stored-version-unserved', nv.name, `${nv.name} stops being served while status.storedVersions lists it`, `objects may still be stored as ${nv.name}; unserving it first leaves them reachable only through the other versions, and removing it later is refused until they are rewritten`, `run ${migrate} first (it rewrites them and drops ${nv.name} from status.storedVersions), then stop serving ${nv.name}`);
+  }
+  const oldStorageName = oldVersions.find((v) => v.storage === true)?.name;
+  if (stored.length === 0) {
+    for (const ov of oldVersions) {
+      if (newByName.has(ov.name) || ov.name === oldStorageName) continue; // storage-version-removed says the latter
+      guide('error', 'removal-needs-migration', ov.name, `${ov.name} is removed, and whether clusters still store objects as ${ov.name} is not known here (the old CRD has no status.storedVersions)`, `where status.storedVersions still lists ${ov.name} the API server refuses the update and OLM v1's preflight the upgrade`, `run ${migrate} on each cluster first, then check against it with opgen crd diff --kubeconfig <cluster>`);
+    }
+  }
   for (const nv of newVersions) {
     const ov = oldVersions.find((v) => v.name === nv.name);
     if (!ov) continue;

@@ -1,4 +1,4 @@
-// `opgen doctor`: reads the cluster (/version, CRDs, RBAC, webhooks) and the project, and reports a table
+// `opgen doctor`: reads the cluster (/version, CRDs and their stored versions, RBAC, webhooks) and the project, and reports a table
 // with a fix for every problem; exit 1 when any check found an error.
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from '../common/command-context.js';
@@ -7,6 +7,7 @@ import { formatTable, sortFindings, worst, type Finding } from './findings.js';
 import { Kubectl, KubectlError, type KubectlTarget } from './kubectl.js';
 import { loadDoctorProject } from './project.js';
 import { checkRbac } from './rbac.js';
+import { checkStoredVersions } from './storage.js';
 import { checkVersion } from './version.js';
 import { checkWebhooks } from './webhooks.js';
 
@@ -35,6 +36,7 @@ export async function runDoctor(cwd: string, opts: Omit<DoctorOptions, 'output'>
     const findings = [
       ...version.findings,
       ...(await checkCrds(kubectl, project.crds)),
+      ...(await checkStoredVersions(kubectl, project.crds)),
       ...(await checkRbac(kubectl, project)),
       ...(await checkWebhooks(kubectl, project.webhookConfigurations, project.crds.map((c) => c.metadata?.name ?? ''))),
     ];

@@ -124,6 +124,51 @@ describe('opgen doctor on the API server', () => {
     expect(row((await doctor()).report, 'crd', CRD)?.status).toBe('ok');
   });
 
+  it('stored versions: a version objects may still be stored in cannot go (doctor, crd diff --kubeconfig); after crd migrate-storage it can', async () => {
+    // An older release stored Memcacheds as v1alpha0; this one makes v1alpha1 the storage version and deprecates v1alpha0.
+    const gen = generatedCrd();
+    const release = (storage: string): Record<string, any> => {
+      const crd = structuredClone(gen);
+      const v1alpha1 = crd.spec.versions[0];
+      crd.spec.versions = [{ ...structuredClone(v1alpha1), name: 'v1alpha0', storage: storage === 'v1alpha0', deprecated: storage !== 'v1alpha0' }, { ...v1alpha1, storage: storage === 'v1alpha1' }];
+      return crd;
+    };
+    kubectl(['delete', 'crd', CRD, '--ignore-not-found', '--wait']);
+    kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(release('v1alpha0')));
+    kubectl(['wait', '--for=condition=Established', `crd/${CRD}`]);
+    for (const name of ['a', 'b', 'c']) kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'cache.example.com/v1alpha0', kind: 'Memcached', metadata: { name, namespace: 'default' }, spec: {} }));
+    kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], JSON.stringify(release('v1alpha1')));
+    writeFileSync(join(dir, 'released.yaml'), stringify(release('v1alpha1')));
+
+    let finding = row((await doctor()).report, 'storage', CRD);
+    expect(finding).toMatchObject({
+      status: 'warning',
+      message: 'stored [v1alpha0 v1alpha1], served [v1alpha0 v1alpha1], storage v1alpha1, deprecated [v1alpha0]; v1alpha0 cannot be removed yet: objects may still be stored in it',
+    });
+    expect(finding?.fix).toContain(`opgen crd migrate-storage ${CRD}`);
+    // The next release drops v1alpha0: refused against the cluster, with the count and the command; flagged without one.
+    let diff = await opgen(dir, 'crd', 'diff', 'released.yaml', 'config/crd/bases', '--kubeconfig', env.kubeconfigPath);
+    expect(diff.code).toBe(1);
+    expect(diff.stderr).toMatch(/error: memcacheds\.cache\.example\.com: versions \[v1alpha0\] removed but listed in status\.storedVersions; the cluster has 3 objects of it, any of which may still be stored as v1alpha0; .*\(run opgen crd migrate-storage memcacheds\.cache\.example\.com --kubeconfig .* first .*\) \[preflight storedVersionRemoval\]/);
+    const offline = await opgen(dir, 'crd', 'diff', 'released.yaml', 'config/crd/bases');
+    expect(offline.code).toBe(1);
+    expect(offline.stderr).toContain('[guide removal-needs-migration]');
+
+    const migrated = await opgen(dir, 'crd', 'migrate-storage', CRD, '--kubeconfig', env.kubeconfigPath, '--checkpoint', join(dir, 'migrate.json'));
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toContain(`${CRD}: every object is stored as v1alpha1 (3 rewritten, 0 already v1alpha1, 0 deleted meanwhile`);
+    expect(migrated.stdout).toContain('status.storedVersions [v1alpha0 v1alpha1] -> [v1alpha1]: v1alpha0 may now stop being served and be removed from the CRD');
+
+    finding = row((await doctor()).report, 'storage', CRD);
+    expect(finding).toMatchObject({ status: 'ok', message: 'stored [v1alpha1], served [v1alpha0 v1alpha1], storage v1alpha1, deprecated [v1alpha0]; v1alpha0 can be removed now' });
+    diff = await opgen(dir, 'crd', 'diff', 'released.yaml', 'config/crd/bases', '--kubeconfig', env.kubeconfigPath);
+    expect(diff.stderr).toBe('');
+    expect(diff.code).toBe(0);
+    kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(dir, 'config/crd/bases')]); // the API server accepts the removal now
+    expect(JSON.parse(kubectl(['get', 'memcacheds.v1alpha1.cache.example.com', '-o', 'json'])).items.map((m: { metadata: { name: string } }) => m.metadata.name)).toEqual(['a', 'b', 'c']);
+    kubectl(['delete', 'memcacheds.cache.example.com', '--all', '--wait']);
+  });
+
   it('RBAC: a verb missing from the service account\'s role is named with its marker; a controller need without a marker names the marker to add', async () => {
     const role = parseAllDocuments(readFileSync(join(dir, 'config/rbac/role.yaml'), 'utf8')).map((d) => d.toJS()).find((o) => o?.kind === 'ClusterRole');
     const rule = role.rules.find((r: { resources: string[] }) => r.resources[0] === 'memcacheds');

@@ -2,7 +2,7 @@
 
 export type Status = 'ok' | 'warning' | 'error';
 
-export type CheckName = 'version' | 'crd' | 'rbac' | 'webhook';
+export type CheckName = 'version' | 'crd' | 'storage' | 'rbac' | 'webhook';
 
 export interface Finding {
   check: CheckName;
@@ -14,7 +14,7 @@ export interface Finding {
   fix?: string;
 }
 
-const CHECK_ORDER: readonly CheckName[] = ['version', 'crd', 'rbac', 'webhook'];
+const CHECK_ORDER: readonly CheckName[] = ['version', 'crd', 'storage', 'rbac', 'webhook'];
 
 /** Checks in a fixed order, then subjects sorted, so two runs on the same cluster print the same. */
 export function sortFindings(findings: Finding[]): Finding[] {
