@@ -129,6 +129,18 @@ export function collectMarkers(ts: typeof TS, sf: TS.SourceFile, file: string, r
         );
         return;
       }
+      if (!def && target === 'type' && name === 'kubebuilder:skip') {
+        // A folder marker: above a type it reads as "skip this type" but would drop every CRD of the folder
+        // (controller-gen ignores it in a type's doc comment, and skips the package from a block above it).
+        errors.push(
+          new OpgenError(
+            `${aboutOf()}+kubebuilder:skip above a type would leave out every kind of the folder, not this type`,
+            where(raw.pos),
+            'drop it (a type no kind uses is not in any CRD), or put it in a comment of groupversion-info.ts to skip the whole folder',
+          ),
+        );
+        return;
+      }
       // A package marker written above a type or field still applies to the folder, as controller-gen reads it.
       const pkg = def ? undefined : registry.lookup(name, 'package');
       if (pkg) {

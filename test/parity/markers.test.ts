@@ -93,8 +93,9 @@ describe('other Kubernetes generators\' markers in an API written for opgen', ()
     ['+groupname=typo.example.com', 'groupversion-info.ts', 'v1/groupversion-info.ts:1:4: error: unknown marker +groupname (did you mean +groupName?)'],
     ['+kubebuilder:skipverison', 'types.ts', 'v1/types.ts:3:4: error: Widget: unknown marker +kubebuilder:skipverison (did you mean +kubebuilder:skipversion?)'],
     ['+kubebuilder:object:generat=true', 'types.ts', 'v1/types.ts:3:4: error: Widget: unknown marker +kubebuilder:object:generat (did you mean +kubebuilder:object:generate?)'],
+    ['+kubebuilder:skip', 'types.ts', 'v1/types.ts:3:4: error: Widget: +kubebuilder:skip above a type would leave out every kind of the folder, not this type (drop it (a type no kind uses is not in any CRD), or put it in a comment of groupversion-info.ts to skip the whole folder)'],
     ['+k8s:listtype=atomic', 'types.ts', 'v1/types.ts:3:4: error: Widget: unknown marker +k8s:listtype (did you mean +k8s:listType?)'],
-  ])('still refuses the typo %s with one line, and writes nothing', async (typo, file, error) => {
+  ])('still refuses %s with one line, and writes nothing', async (typo, file, error) => {
     const files = file === 'types.ts' ? { 'groupversion-info.ts': '// +groupName=typo.example.com\nexport {};\n', 'types.ts': kind(`// ${typo}`, '') } : { 'groupversion-info.ts': `// ${typo}\n// +groupName=typo.example.com\nexport {};\n`, 'types.ts': kind('', '') };
     const typoDir = writeApi(`typo-${typo.replace(/[^a-z]+/gi, '-')}`, files);
     const r = await opgen(typoDir, 'generate', 'crd', '--paths', 'v1', '--output-dir', 'out', '--verbose');
