@@ -23,4 +23,4 @@ export { loadKubeConfig, KubeConfigError, type KubeConfigLike, type LoadKubeConf
 export * from './webhook/index.js';
 export { HashRing, fnv1a64, shardSelector, ringLabel, viewAnnotation, shardLabelOf, drainLabelOf, type HashRange, type ShardingOptions, type OwnershipEvent } from './sharding/index.js';
 export { ShardFencedError } from './sharding/errors.js';
-export { migrateStorage, servesStorageVersionMigration, StorageVersionMigration, STORAGE_MIGRATION_GROUP_VERSION, type StorageMigrationCheckpoint, type StorageMigrationOptions, type StorageMigrationProgress, type StorageMigrationResult, type PassCounts } from './storage-migration/index.js';
+export { migrateStorage, storageMigration, type StorageMigrationRunnableOptions, servesStorageVersionMigration, StorageVersionMigration, STORAGE_MIGRATION_GROUP_VERSION, type StorageMigrationCheckpoint, type StorageMigrationOptions, type StorageMigrationProgress, type StorageMigrationResult, type PassCounts } from './storage-migration/index.js';

@@ -7,7 +7,9 @@ import { startTestEnv, type TestEnv } from '../envtest/index.js';
 import { eventually } from '../envtest/eventually.js';
 import { useTestEnv } from '../envtest/testdata/use-test-env.js';
 import { CustomResourceDefinition } from './crd.js';
+import { createLogger } from '../log/index.js';
 import { migrateStorage, type StorageMigrationProgress } from './migrate.js';
+import { storageMigration } from './runnable.js';
 import { BackupV1, CRD_NAME, createBackups, installBackupCrd, storedObjects, storedVersionCounts, switchStorageToV1 } from './testdata/backups.js';
 
 const SVM_GATES = { 'feature-gates': 'StorageVersionMigrator=true' };
@@ -59,7 +61,7 @@ describe('migrateStorage on envtest (no StorageVersionMigration served: rewritte
   });
 });
 
-describe('migrateStorage beside an operator that writes', () => {
+describe('storageMigration (the manager\'s runnable) beside an operator that writes', () => {
   let env!: TestEnv;
   let client!: Client;
   useTestEnv({}, (s) => ({ env, client } = s));
@@ -84,11 +86,18 @@ describe('migrateStorage beside an operator that writes', () => {
         written++;
       }
     })();
-    const result = await migrateStorage(client, CRD_NAME, { pageSize: 50, concurrency: 4 });
+    // Run as the operator's manager runs it (manager.add(storageMigration(...)), on the leader).
+    const lines: string[] = [];
+    const runnable = storageMigration(client, [CRD_NAME], { pageSize: 50, concurrency: 4, progressEveryMs: 0, logger: createLogger({ write: (l) => void lines.push(l) }) });
+    expect(runnable.needLeaderElection).toBe(true);
+    await runnable.start(new AbortController().signal);
     writing = false;
     await operator;
     expect(written).toBeGreaterThan(20);
-    expect(result.storedAfter).toEqual(['v1']);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.find((l) => l.msg === 'storage migration progress' && l.phase === 'rewrite')).toMatchObject({ crd: CRD_NAME, total: 600 });
+    expect(logged.find((l) => l.msg === 'storage migrated')).toMatchObject({ crd: CRD_NAME, via: 'client', storageVersion: 'v1', storedVersions: ['v1'] });
+    expect((await client.get(CustomResourceDefinition, { name: CRD_NAME })).status?.storedVersions).toEqual(['v1']);
     expect(await storedVersionCounts(env.etcdUrl)).toEqual({ 'ops.example.com/v1': 600 });
     const list = await client.list(BackupV1, { namespace: 'default' });
     for (const b of list.items) expect(b.spec.target).toBe(`s3://bucket/${b.spec.size}${'+'.repeat(increments.get(b.metadata!.name!) ?? 0)}`);
