@@ -16,8 +16,28 @@ export interface ResourceKind<T extends KubeObject = KubeObject> {
   readonly namespaced: boolean;
   /** `group/version`, or `version` for the core group. */
   readonly apiVersion: string;
+  /**
+   * Which status is the healthy one, per condition type of this kind, beside the defaults for well-known
+   * types (conditionPolarity in @opgen/runtime's helpers): condition Events, metrics and alerts use it.
+   */
+  readonly conditionPolarity?: Readonly<Record<string, ConditionPolarity>>;
   /** Phantom field carrying the object type; never set at run time. */
   readonly __type?: T;
+}
+
+/**
+ * A condition type's polarity (Kubernetes API conventions, kstatus): `normal-true` when True is the healthy
+ * status (Ready, Available), `abnormal-true` when True reports a problem (Degraded, Stalled), `neutral`
+ * when neither status is one (Progressing: True while a rollout runs, False once it is done).
+ */
+export type ConditionPolarity = 'normal-true' | 'abnormal-true' | 'neutral';
+
+/** What `kind()` accepts besides the kind's name. */
+export interface KindOptions {
+  plural?: string;
+  namespaced?: boolean;
+  /** Polarity of this kind's own condition types, e.g. `{ Degraded: 'abnormal-true', BackupFailed: 'abnormal-true' }`. */
+  conditionPolarity?: Readonly<Record<string, ConditionPolarity>>;
 }
 
 export interface GroupVersion {
@@ -27,7 +47,7 @@ export interface GroupVersion {
    * Describes a kind of this group-version. `plural` defaults to kubebuilder's (flect's) plural of the
    * kind, the one `opgen generate` gives its CRD (`Policy` → `policies`); scaffolded code passes it anyway.
    */
-  kind<T extends KubeObject>(kind: string, options?: { plural?: string; namespaced?: boolean }): ResourceKind<T>;
+  kind<T extends KubeObject>(kind: string, options?: KindOptions): ResourceKind<T>;
 }
 
 export function groupVersion(group: string, version: string): GroupVersion {
@@ -35,7 +55,7 @@ export function groupVersion(group: string, version: string): GroupVersion {
   return {
     group,
     version,
-    kind<T extends KubeObject>(kind: string, options: { plural?: string; namespaced?: boolean } = {}): ResourceKind<T> {
+    kind<T extends KubeObject>(kind: string, options: KindOptions = {}): ResourceKind<T> {
       return Object.freeze({
         group,
         version,
@@ -43,6 +63,7 @@ export function groupVersion(group: string, version: string): GroupVersion {
         plural: options.plural ?? pluralize(kind),
         namespaced: options.namespaced ?? true,
         apiVersion,
+        ...(options.conditionPolarity ? { conditionPolarity: Object.freeze({ ...options.conditionPolarity }) } : {}),
       });
     },
   };

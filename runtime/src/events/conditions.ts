@@ -6,16 +6,24 @@
 // reason-only refresh — is not one. The observer runs on the leader only (like the controllers), so
 // several replicas count each transition once.
 //
+// Whether a state is a problem is the condition type's polarity (helpers/conditions.ts): Degraded=True
+// and Ready=False are abnormal, Degraded=False and Ready=True are not. An Event into an abnormal state
+// is a Warning, every other one Normal; every series carries abnormal="true"|"false".
+//
 // Series (bounded: see maxReasonsPerType):
-//   operator_condition_objects{kind,type,status,reason}           objects whose condition is in that state
-//   operator_condition_transitions_total{kind,type,status,reason} transitions into that state
-//   operator_condition_last_transition_time_seconds{kind,namespace,name,type,status,reason}
-//                                                                 one per object and condition type: dwell = time() - it
+//   operator_condition_objects{kind,type,status,reason,abnormal}           objects whose condition is in that state
+//   operator_condition_transitions_total{kind,type,status,reason,abnormal} transitions into that state; a state
+//                                                    seen on an object is exported at 0 before its first transition
+//   operator_condition_last_transition_time_seconds{kind,namespace,name,type,status,reason,abnormal}
+//                                                    one per object and condition type: dwell = time() - it
+//   operator_condition_state_duration_seconds{kind,type,status,abnormal}   (histogram) how long objects stayed
+//                                                    in the state a transition leaves
 import type { ResourceKind } from '../api/kind.js';
 import type { Condition, KubeObject } from '../api/types.js';
 import type { EventHandlers, Informer } from '../cache/informer.js';
+import { conditionPolarity, isAbnormalStatus, secondsBetween } from '../helpers/conditions.js';
 import type { Logger } from '../log/index.js';
-import type { Counter, Gauge, MetricsRegistry } from '../metrics/registry.js';
+import type { Counter, Gauge, Histogram, MetricsRegistry } from '../metrics/registry.js';
 import type { EventRecorder } from './index.js';
 
 /**
@@ -40,36 +48,57 @@ export interface ConditionObserverOptions {
   log?: Logger;
 }
 
+/** The labels of one condition's state: abnormal is "true" or "false", from the type's polarity. */
+interface StateLabels { status: string; reason: string; abnormal: string }
+
 interface Tracked {
-  kind: string;
+  kind: ResourceKind;
   namespace: string;
   name: string;
   /** Per condition type: the labels its series carry now. */
-  conditions: Map<string, { status: string; reason: string }>;
+  conditions: Map<string, StateLabels>;
 }
 
+/**
+ * Upper bounds of operator_condition_state_duration_seconds: from a second (a flapping condition) to a
+ * week (an outage nobody noticed).
+ */
+export const stateDurationBuckets = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400, 259200, 604800];
+
 export class ConditionMetrics {
-  readonly objects: Gauge<'kind' | 'type' | 'status' | 'reason'>;
-  readonly transitions: Counter<'kind' | 'type' | 'status' | 'reason'>;
-  readonly lastTransition: Gauge<'kind' | 'namespace' | 'name' | 'type' | 'status' | 'reason'>;
+  readonly objects: Gauge<'kind' | 'type' | 'status' | 'reason' | 'abnormal'>;
+  readonly transitions: Counter<'kind' | 'type' | 'status' | 'reason' | 'abnormal'>;
+  readonly lastTransition: Gauge<'kind' | 'namespace' | 'name' | 'type' | 'status' | 'reason' | 'abnormal'>;
+  readonly stateDuration: Histogram<'kind' | 'type' | 'status' | 'abnormal'>;
   private readonly reasons = new Map<string, Set<string>>();
 
   constructor(registry: MetricsRegistry) {
     this.objects = registry.gauge({
       name: 'operator_condition_objects',
-      help: 'Objects whose status condition of this type has this status and reason (at most 32 reasons per kind and type; more are reason="other")',
-      labelNames: ['kind', 'type', 'status', 'reason'],
+      help: 'Objects whose status condition of this type has this status and reason (at most 32 reasons per kind and type; more are reason="other"); abnormal="true" when the status is the problem one for the type\'s polarity',
+      labelNames: ['kind', 'type', 'status', 'reason', 'abnormal'],
     });
     this.transitions = registry.counter({
       name: 'operator_condition_transitions_total',
       help: 'Condition transitions (a new condition, or a new status or lastTransitionTime) by the status and reason transitioned to',
-      labelNames: ['kind', 'type', 'status', 'reason'],
+      labelNames: ['kind', 'type', 'status', 'reason', 'abnormal'],
     });
     this.lastTransition = registry.gauge({
       name: 'operator_condition_last_transition_time_seconds',
       help: "The condition's lastTransitionTime, in seconds since the Unix epoch: time() minus it is how long the condition has been in its status",
-      labelNames: ['kind', 'namespace', 'name', 'type', 'status', 'reason'],
+      labelNames: ['kind', 'namespace', 'name', 'type', 'status', 'reason', 'abnormal'],
     });
+    this.stateDuration = registry.histogram({
+      name: 'operator_condition_state_duration_seconds',
+      help: 'How long a condition stayed in the status a transition leaves (from its lastTransitionTime to the next), by that status',
+      labelNames: ['kind', 'type', 'status', 'abnormal'],
+      buckets: stateDurationBuckets,
+    });
+  }
+
+  /** The state labels of condition `c` of `kind`. */
+  state(kind: ResourceKind, c: Condition): StateLabels {
+    return { status: c.status, reason: this.reasonLabel(kind.kind, c.type, c.reason), abnormal: String(isAbnormalStatus(conditionPolarity(kind, c.type), c.status)) };
   }
 
   /** The reason as a label value: itself while fewer than maxReasonsPerType were seen for kind/type, else "other". */
@@ -127,10 +156,18 @@ export class ConditionObserver {
       onAdd: (obj) => this.track(kind, obj),
       onUpdate: (oldObj, newObj) => {
         for (const t of conditionTransitions(kind.kind, conditionsOf(oldObj), conditionsOf(newObj))) {
-          const to = t.to;
-          this.metrics?.transitions.inc({ kind: kind.kind, type: to.type, status: to.status, reason: this.metrics.reasonLabel(kind.kind, to.type, to.reason) });
-          recorder?.event(newObj, to.status === 'False' ? 'Warning' : 'Normal', to.reason || 'ConditionChanged', transitionNote(t), 'ConditionTransition');
-          this.opts.log?.debug('condition transition', { kind: kind.kind, namespace: newObj.metadata?.namespace, name: newObj.metadata?.name, type: to.type, from: t.from?.status, to: to.status, reason: to.reason });
+          const { from, to } = t;
+          const abnormal = isAbnormalStatus(conditionPolarity(kind, to.type), to.status);
+          const m = this.metrics;
+          if (m) {
+            m.transitions.inc({ kind: kind.kind, type: to.type, ...m.state(kind, to) });
+            const stayed = from && secondsBetween(from.lastTransitionTime, to.lastTransitionTime);
+            if (from && stayed !== undefined) {
+              m.stateDuration.observe({ kind: kind.kind, type: from.type, status: from.status, abnormal: m.state(kind, from).abnormal }, stayed);
+            }
+          }
+          recorder?.event(newObj, abnormal ? 'Warning' : 'Normal', to.reason || 'ConditionChanged', transitionNote(t), 'ConditionTransition');
+          this.opts.log?.debug('condition transition', { kind: kind.kind, namespace: newObj.metadata?.namespace, name: newObj.metadata?.name, type: to.type, from: from?.status, to: to.status, reason: to.reason, abnormal });
         }
         this.track(kind, newObj);
       },
@@ -145,24 +182,26 @@ export class ConditionObserver {
     const key = objectKey(obj);
     let t = this.tracked.get(key);
     if (!t) {
-      t = { kind: kind.kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '', conditions: new Map() };
+      t = { kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '', conditions: new Map() };
       this.tracked.set(key, t);
     }
     const now = new Map<string, Condition>(conditionsOf(obj).map((c) => [c.type, c]));
     for (const [type, labels] of t.conditions) {
       const c = now.get(type);
-      if (c && c.status === labels.status && m.reasonLabel(t.kind, type, c.reason) === labels.reason) continue;
+      if (c && c.status === labels.status && m.reasonLabel(kind.kind, type, c.reason) === labels.reason) continue;
       this.drop(t, type, labels);
     }
     for (const [type, c] of now) {
-      const reason = m.reasonLabel(t.kind, type, c.reason);
+      const state = m.state(kind, c);
       const seconds = Date.parse(c.lastTransitionTime) / 1000;
-      const series = { kind: t.kind, namespace: t.namespace, name: t.name, type, status: c.status, reason };
       if (!t.conditions.has(type)) {
-        m.objects.labels({ kind: t.kind, type, status: c.status, reason }).inc();
-        t.conditions.set(type, { status: c.status, reason });
+        m.objects.labels({ kind: kind.kind, type, ...state }).inc();
+        // The state's transitions series exists from now on (at 0 until counted), so the next
+        // transition into it is an increase Prometheus sees.
+        m.transitions.labels({ kind: kind.kind, type, ...state });
+        t.conditions.set(type, state);
       }
-      if (Number.isFinite(seconds)) m.lastTransition.set(series, seconds);
+      if (Number.isFinite(seconds)) m.lastTransition.set({ kind: kind.kind, namespace: t.namespace, name: t.name, type, ...state }, seconds);
     }
     if (t.conditions.size === 0) this.tracked.delete(key);
   }
@@ -175,10 +214,10 @@ export class ConditionObserver {
     this.tracked.delete(key);
   }
 
-  private drop(t: Tracked, type: string, labels: { status: string; reason: string }): void {
+  private drop(t: Tracked, type: string, labels: StateLabels): void {
     const m = this.metrics!;
-    m.objects.labels({ kind: t.kind, type, ...labels }).dec();
-    m.lastTransition.remove({ kind: t.kind, namespace: t.namespace, name: t.name, type, ...labels });
+    m.objects.labels({ kind: t.kind.kind, type, ...labels }).dec();
+    m.lastTransition.remove({ kind: t.kind.kind, namespace: t.namespace, name: t.name, type, ...labels });
     t.conditions.delete(type);
   }
 }
@@ -197,12 +236,26 @@ export function conditionTransitions(kind: string, before: readonly Condition[],
   return out;
 }
 
-/** `Ready: False → True: 3 of 3 replicas ready (was DeploymentProgressing: 1 of 3 replicas ready)`. */
+/**
+ * `Ready: False → True after 2m5s: 3 of 3 replicas ready (was DeploymentProgressing: 1 of 3 replicas ready)`:
+ * "after" is how long the condition stayed in the status it leaves.
+ */
 export function transitionNote(t: ConditionTransition): string {
-  const now = `${t.type}: ${t.from?.status ?? 'absent'} → ${t.to.status}${t.to.message ? `: ${t.to.message}` : ''}`;
+  const stayed = t.from && secondsBetween(t.from.lastTransitionTime, t.to.lastTransitionTime);
+  const after = stayed === undefined ? '' : ` after ${formatDuration(stayed)}`;
+  const now = `${t.type}: ${t.from?.status ?? 'absent'} → ${t.to.status}${after}${t.to.message ? `: ${t.to.message}` : ''}`;
   if (!t.from) return now;
   const was = [t.from.reason, t.from.message].filter(Boolean).join(': ');
   return was ? `${now} (was ${was})` : now;
+}
+
+/** Whole seconds as Go's time.Duration prints them: `45s`, `2m5s`, `26h0m0s`. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  return m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
 function conditionsOf(obj: KubeObject): Condition[] {

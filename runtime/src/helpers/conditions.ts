@@ -2,6 +2,7 @@
 // lastTransitionTime moves only when status changes, and reason/message/observedGeneration are
 // refreshed in place.
 import { metaTime } from '../api/internal/micro-time.js';
+import type { ConditionPolarity, ResourceKind } from '../api/kind.js';
 import type { Condition } from '../api/types.js';
 import { activeSpan } from '../tracing/tracer.js';
 
@@ -31,7 +32,7 @@ export function setStatusCondition(conditions: Condition[] | undefined, c: Condi
     next.status = c.status;
     next.lastTransitionTime = c.lastTransitionTime ?? nowTime();
     changed = true;
-    spanEvent(existing, c);
+    spanEvent(existing, c, secondsBetween(existing.lastTransitionTime, next.lastTransitionTime));
   }
   if (existing.reason !== c.reason) {
     next.reason = c.reason;
@@ -54,14 +55,50 @@ export function setStatusCondition(conditions: Condition[] | undefined, c: Condi
  * condition. Whether the write then lands is the stored object's business; the Event and the
  * transition count come from there (events/conditions.ts).
  */
-function spanEvent(from: Condition | undefined, to: ConditionInput): void {
+function spanEvent(from: Condition | undefined, to: ConditionInput, previousSeconds?: number): void {
   activeSpan()?.addEvent('k8s.condition.transition', {
     'k8s.condition.type': to.type,
     'k8s.condition.status': to.status,
     'k8s.condition.previous_status': from?.status ?? 'absent',
+    'k8s.condition.previous_status_duration_seconds': previousSeconds,
     'k8s.condition.reason': to.reason,
     'k8s.condition.message': to.message,
   });
+}
+
+/** Whole seconds from one lastTransitionTime to the next; undefined when either does not parse or time ran back. */
+export function secondsBetween(from: string | undefined, to: string | undefined): number | undefined {
+  const s = (Date.parse(to ?? '') - Date.parse(from ?? '')) / 1000;
+  return s >= 0 ? Math.round(s) : undefined;
+}
+
+/**
+ * The polarity of well-known condition types, after the Kubernetes API conventions and kstatus: Ready
+ * and Available are healthy when True; Degraded, Stalled and Reconciling report a problem (or, for
+ * Reconciling, unfinished work) when True. Progressing is neutral: a Deployment keeps it True once
+ * done, the operator convention (the tutorial's, OpenShift's) sets it True only while a change rolls
+ * out; declare it on your kind when yours means one of them.
+ */
+export const defaultConditionPolarity: Readonly<Record<string, ConditionPolarity>> = Object.freeze({
+  Ready: 'normal-true',
+  Available: 'normal-true',
+  Progressing: 'neutral',
+  Degraded: 'abnormal-true',
+  Stalled: 'abnormal-true',
+  Reconciling: 'abnormal-true',
+});
+
+/**
+ * The polarity of condition `type` on `kind`: the kind's own declaration (its `conditionPolarity`),
+ * else the default for a well-known type, else normal-true (True is healthy, as with Ready).
+ */
+export function conditionPolarity(kind: Pick<ResourceKind, 'conditionPolarity'> | undefined, type: string): ConditionPolarity {
+  return kind?.conditionPolarity?.[type] ?? defaultConditionPolarity[type] ?? 'normal-true';
+}
+
+/** Whether `status` is the problem one for this polarity: False when normal-true, True when abnormal-true. Unknown never is. */
+export function isAbnormalStatus(polarity: ConditionPolarity, status: string): boolean {
+  return (polarity === 'normal-true' && status === 'False') || (polarity === 'abnormal-true' && status === 'True');
 }
 
 /**
