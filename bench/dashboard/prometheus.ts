@@ -57,7 +57,8 @@ export function scrapeConfig(targets: ScrapeTarget[], scrapeIntervalSeconds: num
 }
 
 /**
- * Starts `bin` on a free loopback port with a fresh TSDB folder; resolves once /-/ready answers 200.
+ * Starts `bin` on a free loopback port with a fresh TSDB folder, start timestamps (`_created`) ingested;
+ * resolves once /-/ready answers 200.
  * `ruleGroups` (a PrometheusRule's spec.groups, the format of a Prometheus rule file) are loaded and
  * evaluated every scrape interval; Prometheus refuses to start on a rule it cannot parse.
  */
@@ -72,6 +73,9 @@ export async function startPrometheus(bin: string, targets: ScrapeTarget[], scra
   const child: ChildProcess = spawn(bin, [
     `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
+    // As docs/observability.md has users run it: a counter's _created (OpenMetrics) becomes a 0 sample,
+    // so increase() counts the first increment of a series that appears at 1.
+    '--enable-feature=created-timestamp-zero-ingestion',
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.on('data', (d: Buffer) => { log = (log + d.toString()).slice(-4000); });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

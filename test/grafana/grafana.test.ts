@@ -15,6 +15,7 @@ import { eventually, startTestEnv, type TestEnv } from '../../runtime/src/envtes
 import { setConditions } from '../../runtime/src/helpers/conditions.js';
 import { silentLogger } from '../../runtime/src/log/index.js';
 import { createManager } from '../../runtime/src/manager/index.js';
+import { Result } from '../../runtime/src/reconcile/index.js';
 import { ciTool } from '../../src/testdata/ci-tools.js';
 import { opgen, opgenOk } from '../../src/testdata/cli.js';
 import { snapshot, tempDir } from '../../src/testdata/files.js';
@@ -54,9 +55,11 @@ beforeAll(async () => {
         throw new Error('first attempt fails');
       }
       const g = await client.get(Gadget, req);
-      const ready = req.name === 'ready';
+      // `ready` waits once, then is Ready: a transition out of a state, so the state-duration histogram has a series.
+      const ready = req.name === 'ready' && g.status?.conditions !== undefined;
       if (!setConditions(g, { type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'Available' : 'WaitingForPods', message: ready ? 'up' : '0 of 1 up' })) return;
       await client.status().update(Gadget, g);
+      if (!ready && req.name === 'ready') return Result.requeueAfter(100);
     },
   });
   const stop = new AbortController();
@@ -65,8 +68,9 @@ beforeAll(async () => {
   for (const name of ['waiting', 'ready']) await client.create(Gadget, { metadata: { name, namespace: 'default' }, spec: { foo: 'x' } });
   await eventually(async () => {
     const text = await (await fetch(`http://127.0.0.1:${mgr.ports.metrics}/metrics`)).text();
-    expect(text).toContain('operator_condition_objects{kind="Gadget",type="Ready",status="True",reason="Available"} 1');
-    expect(text).toContain('operator_condition_objects{kind="Gadget",type="Ready",status="False",reason="WaitingForPods"} 1');
+    expect(text).toContain('operator_condition_objects{kind="Gadget",type="Ready",status="True",reason="Available",abnormal="false"} 1');
+    expect(text).toContain('operator_condition_objects{kind="Gadget",type="Ready",status="False",reason="WaitingForPods",abnormal="true"} 1');
+    expect(text).toContain('operator_condition_state_duration_seconds_count{kind="Gadget",type="Ready",status="False",abnormal="true"} 1');
     expect(text).toMatch(/leader_election_master_status\{name="gadget-operator"\} 1/);
     families = (JSON.parse(execFileSync(ciTool('OPGEN_PROMCHECK', 'promcheck.sh'), { input: text, encoding: 'utf8' })) as { families: typeof families }).families;
   }, { timeoutMs: 60_000 });

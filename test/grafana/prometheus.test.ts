@@ -4,10 +4,16 @@
 // second the way the project's ServiceMonitor has it scraped, and every query of both dashboards (each
 // panel target and each variable, variables resolved as Grafana does) must return at least one series:
 // every metric and label they name exists in the scrape, with the values Prometheus gives them. The
-// PrometheusRule's groups are loaded as a rule file and must all evaluate without an error.
+// PrometheusRule's groups are loaded as a rule file and must all evaluate without an error; the condition
+// alert's expression, evaluated by that Prometheus, names only objects whose condition is in its problem
+// status (a healthy Degraded=False never); increase() counts each transition counter's first increment
+// (the counters' OpenMetrics _created, ingested with created-timestamp-zero-ingestion).
 // Prometheus comes from .ci/prometheus.sh like every other peer tool (.ci/run builds it first and sets
 // OPGEN_PROMETHEUS; a plain `npm test` builds it on first use).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { projectName } from '../../bench/dashboard/project.js';
 import { type DashboardRun, emptyQueries, queryDashboards, runSession, type Session } from '../../bench/dashboard/session.js';
 import { renderDashboard } from '../../bench/dashboard/svg.js';
@@ -60,8 +66,37 @@ describe('the dashboards on a real Prometheus scrape of a running operator', () 
   it("the PrometheusRule's groups, loaded as a rule file, are all evaluated by Prometheus without an error", async () => {
     const res = (await (await fetch(`${session!.prom.url}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string; evaluationTime: number }[] }[] } };
     const rules = res.data.groups.flatMap((g) => g.rules);
-    expect(rules.map((r) => r.name)).toEqual(['GadgetOperatorConditionFalse', 'GadgetOperatorReconcileErrors', 'GadgetOperatorWorkqueueStuck', 'GadgetOperatorReconcileHung', 'GadgetOperatorDown']);
+    expect(rules.map((r) => r.name)).toEqual(['GadgetOperatorConditionAbnormal', 'GadgetOperatorReconcileErrors', 'GadgetOperatorWorkqueueStuck', 'GadgetOperatorReconcileHung', 'GadgetOperatorDown']);
     expect(rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual([]);
+  });
+
+  it("the condition alert's expression, evaluated by Prometheus, holds only abnormal conditions: never a healthy Degraded=False", async () => {
+    const rule = (parse(readFileSync(join(session!.dir, 'config/prometheus/prometheus_rule.yaml'), 'utf8')) as { spec: { groups: { rules: { alert: string; expr: string }[] }[] } })
+      .spec.groups.flatMap((g) => g.rules).find((r) => r.alert === 'GadgetOperatorConditionAbnormal')!;
+    // The alert's own expression with its 15-minute threshold lowered to 0: what fires once 15 minutes have passed.
+    const [condition, threshold] = rule.expr.split(/ > (?=\d+$)/);
+    expect(threshold).toBe('900');
+    const firing = Object.keys(await last(`${condition} > 0`, 'namespace', 'name', 'type', 'status', 'reason')).sort();
+    // Now: checkout's backend is down (Ready False, Degraded True), billing's spec is bad (Ready False);
+    // web, cache, queue and report are Ready with Degraded=False, which must not fire.
+    expect(firing).toEqual([
+      'shop billing Ready False InvalidSpec',
+      'shop checkout Degraded True BackendUnavailable',
+      'shop checkout Ready False BackendUnavailable',
+    ]);
+    // The old expression (status="False") would have fired for every healthy Degraded=False.
+    const old = Object.keys(await last(`(time() - operator_condition_last_transition_time_seconds{job=~"${job}", status="False"}) > 0`, 'name', 'type', 'status'));
+    expect(old).toContain('web Degraded False');
+  });
+
+  it("increase() counts each transition counter's first increment, as the counter itself does", async () => {
+    const by = ['type', 'status', 'reason'];
+    const counted = await last(`sum by (type, status, reason) (operator_condition_transitions_total{job="${job}", kind="Gadget"})`, ...by);
+    const increased = await last(`sum by (type, status, reason) (increase(operator_condition_transitions_total{job="${job}", kind="Gadget"}[${end - session!.start + 60}s]))`, ...by);
+    expect(counted['Ready True Available']).toBeGreaterThanOrEqual(4);
+    expect(counted['Ready False InvalidSpec']).toBe(1);
+    // increase() extrapolates a little past the last scrape, so its figures are rounded.
+    expect(Object.fromEntries(Object.entries(increased).map(([k, v]) => [k, Math.round(v)]))).toEqual(counted);
   });
 
   it('the scenario is in the data: Ready moved False → True with its reasons, errors and terminal errors were counted, reconciles requeued', async () => {

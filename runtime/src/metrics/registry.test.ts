@@ -26,6 +26,30 @@ describe('MetricsRegistry', () => {
     );
   });
 
+  it('writes OpenMetrics 1.0, with _created per counter and histogram series, when the scrape accepts it', async () => {
+    const r = new MetricsRegistry();
+    const before = Math.floor(Date.now() / 1000);
+    r.counter({ name: 'jobs_total', help: 'Jobs "run".', labelNames: ['queue'] }).inc({ queue: 'a' });
+    r.gauge({ name: 'temperature', help: 'Now.' }).labels().set(2);
+    r.histogram({ name: 'wait_seconds', help: 'Waits.', buckets: [1] }).labels().observe(0.5);
+    const accept = 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4';
+    const om = await r.exposition(accept);
+    expect(om.contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    const created = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(om.body)![1]);
+    expect(created('jobs_created')).toBeGreaterThanOrEqual(before);
+    expect(created('wait_seconds_created')).toBeGreaterThanOrEqual(before);
+    expect(om.body.replace(/_created(\{[^}]*\})? \S+/g, '_created$1 T')).toBe([
+      '# TYPE jobs counter', '# HELP jobs Jobs \\"run\\".', 'jobs_total{queue="a"} 1', 'jobs_created{queue="a"} T',
+      '# TYPE temperature gauge', '# HELP temperature Now.', 'temperature 2',
+      '# TYPE wait_seconds histogram', '# HELP wait_seconds Waits.', 'wait_seconds_bucket{le="1"} 1', 'wait_seconds_bucket{le="+Inf"} 1',
+      'wait_seconds_sum 0.5', 'wait_seconds_count 1', 'wait_seconds_created T', '# EOF', '',
+    ].join('\n'));
+    // Any other Accept, or another source registered (its 0.0.4 text cannot go into OpenMetrics): the text format.
+    expect((await r.exposition('*/*')).contentType).toBe(r.contentType);
+    r.register({ metrics: () => 'other_total 1\n' });
+    expect(await r.exposition(accept)).toEqual({ contentType: r.contentType, body: await r.metrics() });
+  });
+
   it('a metric without labels shows 0 before its first update; one with labels shows no series yet', async () => {
     const r = new MetricsRegistry();
     r.counter({ name: 'plain_total', help: 'x' });

@@ -86,8 +86,8 @@ export function startMetricsServer(
           return;
         }
       }
-      const body = await metrics.registry.metrics();
-      res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+      const { contentType, body } = await metrics.registry.exposition(req.headers.accept);
+      res.writeHead(200, { 'Content-Type': contentType });
       res.end(req.method === 'HEAD' ? undefined : body);
     },
     signal,
