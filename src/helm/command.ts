@@ -2,7 +2,8 @@
 // with the chart on disk (see regenerate.ts). Conflicts are written into the files, between git's
 // markers, reported one line each and make the exit code 1, as `git merge` does; everything else that
 // goes wrong writes nothing.
-import { posix, relative, resolve } from 'node:path';
+import { readdirSync, rmdirSync } from 'node:fs';
+import { join, posix, relative, resolve } from 'node:path';
 import type { CommandContext } from '../common/command-context.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import { renderKustomize } from '../kustomize/render.js';
@@ -43,10 +44,25 @@ export async function generateHelmCommand(ctx: CommandContext, o: GenerateHelmOp
   let baseCopies = 0;
   const changes = commitTree(tree, { dryRun: o.dryRun, out: (line) => (line.includes(`${dir}/${BASE_DIR}/`) ? baseCopies++ : ctx.out(line)) });
   if (baseCopies > 0) ctx.out(`(and ${baseCopies} last-generated cop${baseCopies === 1 ? 'y' : 'ies'} under ${dir}/${BASE_DIR}/)`);
+  if (!o.dryRun) removeEmptiedFolders(ctx.cwd, dir, changes.filter((c) => c.kind === 'delete').map((c) => c.path));
   for (const n of notes) ctx.err(n);
   for (const c of conflicts) {
     ctx.err(`${c.file}:${c.line}: conflict: your edit and the generated change overlap; keep what you want between <<<<<<< and >>>>>>> and delete the markers (or pass --force to take the generated file)`);
   }
   if (o.dryRun) ctx.out(changes.length === 0 ? 'dry run: nothing would change' : 'dry run: nothing was written');
   return conflicts.length > 0 ? 1 : 0;
+}
+
+/** A chart folder whose last file was deleted goes too (templates/cert-manager after a switch to --cert-provider self). */
+function removeEmptiedFolders(cwd: string, chartDir: string, deleted: string[]): void {
+  for (const path of deleted) {
+    for (let d = posix.dirname(path); d !== chartDir && d.startsWith(`${chartDir}/`); d = posix.dirname(d)) {
+      try {
+        if (readdirSync(join(cwd, d)).length > 0) break;
+        rmdirSync(join(cwd, d));
+      } catch {
+        break; // already gone
+      }
+    }
+  }
 }

@@ -1,9 +1,12 @@
 // `opgen edit --cert-provider`: a project moved to the other provider builds (`kubectl kustomize
 // config/default`) to exactly what a project created with that provider builds, there and back, with the
-// same src/main.ts; a bad value is one line with nothing written.
-import { readFileSync } from 'node:fs';
+// same src/main.ts; the switch to self prints the kubectl command that deletes the deployed Certificate
+// and Issuer, and the chart generated again has no templates/cert-manager folder; a bad value is one
+// line with nothing written.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opgen as opgenIn, type CliResult } from '../../testdata/cli.js';
 import { snapshot, tempDir } from '../../testdata/files.js';
@@ -42,9 +45,21 @@ describe('opgen edit --cert-provider', () => {
     await project(created, '--cert-provider', 'self');
     const certManagerBuild = await build(switched);
     expect(certManagerBuild).toContain('cert-manager.io/inject-ca-from');
+    await ok(switched, 'generate', 'helm');
+    expect(existsSync(join(switched, 'dist/chart/templates/cert-manager'))).toBe(true);
 
     const r = await ok(switched, 'edit', '--cert-provider', 'self');
     expect(r.stdout).toContain('webhooks now get their certificate from the manager');
+    // The command it prints deletes what config/default deployed: the names kustomize gave them.
+    const deployed = parseAllDocuments(certManagerBuild).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace: string }; spec?: { secretName?: string } });
+    const cert = deployed.find((o) => o.kind === 'Certificate' && o.spec?.secretName === 'webhook-server-cert')!;
+    const issuer = deployed.find((o) => o.kind === 'Issuer')!;
+    expect(r.stdout).toContain(`kubectl delete --ignore-not-found -n ${cert.metadata.namespace} certificates.cert-manager.io/${cert.metadata.name} issuers.cert-manager.io/${issuer.metadata.name}`);
+    expect(issuer.metadata.namespace).toBe(cert.metadata.namespace);
+    // The chart generated again has no cert-manager folder left, empty or not.
+    await ok(switched, 'generate');
+    await ok(switched, 'generate', 'helm');
+    expect(existsSync(join(switched, 'dist/chart/templates/cert-manager'))).toBe(false);
     expect(await build(switched)).toBe(await build(created));
     expect(main(switched)).toBe(main(created));
     expect(readFileSync(join(switched, 'PROJECT'), 'utf8')).toMatch(/^certProvider: self$/m);

@@ -10,6 +10,13 @@ import {
 } from '../create-webhook/cert-provider.js';
 
 const KUSTOMIZATION = 'config/default/kustomization.yaml';
+
+/** The kubectl command that deletes the serving Certificate and Issuer config/default deployed (its namespace and name prefix). */
+function deleteCertManagerObjects(kustomization: string): string {
+  const namespace = /^namespace:\s*(\S+)\s*$/m.exec(kustomization)?.[1];
+  const prefix = /^namePrefix:\s*(\S+)\s*$/m.exec(kustomization)?.[1] ?? '';
+  return `kubectl delete --ignore-not-found${namespace ? ` -n ${namespace}` : ''} certificates.cert-manager.io/${prefix}serving-cert issuers.cert-manager.io/${prefix}selfsigned-issuer`;
+}
 const MANAGER_PATCH = 'config/default/manager_webhook_patch.yaml';
 
 /** Rewires the project's webhooks for `to`; returns the project to save and notes for the user. */
@@ -46,7 +53,7 @@ export function switchCertProvider(tree: Tree, project: ProjectConfig, to: CertP
   switchMainTs(tree, to);
   notes.push(
     to === 'self'
-      ? "webhooks now get their certificate from the manager (Secret webhook-server-cert). On a cluster deployed before, delete the old Certificate and Issuer (kubectl delete certificates.cert-manager.io,issuers.cert-manager.io -n <namespace> --all), or cert-manager keeps rewriting the Secret"
+      ? `webhooks now get their certificate from the manager (Secret webhook-server-cert). On a cluster deployed with kubectl apply -k config/default before, delete the old Certificate and Issuer, or cert-manager keeps rewriting the Secret: ${deleteCertManagerObjects(text)}`
       : 'webhooks now get their certificate from cert-manager (config/certmanager): install cert-manager before deploying; it takes over Secret webhook-server-cert',
   );
   return { project: next, notes };
