@@ -3,7 +3,7 @@
 import { Kubectl, KubectlError, type KubectlTarget } from '../doctor/kubectl.js';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { Crd } from './diff.js';
-import type { Located, LoadedCrd } from './command.js';
+import type { Located, LoadedCrd } from './loaded-crd.js';
 
 interface ClusterCrd extends Crd {
   spec?: Crd['spec'] & { group?: string; names?: { plural?: string } };

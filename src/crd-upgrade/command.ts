@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { OpgenError } from '../diag/diagnostic.js';
 import type { CommandContext } from '../common/command-context.js';
 import { diffCrd, displayPath, type Crd, type Finding } from './diff.js';
-import type { YamlPath } from './yaml-locate.js';
+import type { Located, LoadedCrd } from './loaded-crd.js';
 import type { KubectlTarget } from '../doctor/kubectl.js';
 
 export interface CrdDiffOptions {
@@ -16,13 +16,6 @@ export interface CrdDiffOptions {
   since?: string;
   /** The target cluster: its status.storedVersions stand in for the old files' (which have none). */
   cluster?: KubectlTarget;
-}
-
-export interface LoadedCrd {
-  crd: Crd;
-  file: string;
-  /** Finds the 1-based line and column of a YAML path in the CRD's document (the deepest part that exists). */
-  locate: (path: YamlPath) => { line: number; column: number };
 }
 
 export async function crdDiffCommand(ctx: CommandContext, o: CrdDiffOptions): Promise<number> {
@@ -50,12 +43,6 @@ export function describeFinding({ name, f }: Located): string {
 function displayRemoved(path: string): string {
   const dot = path.indexOf('.');
   return `${path.slice(0, dot)} ${displayPath(path.slice(dot + 1))}`;
-}
-
-export interface Located {
-  at: string;
-  name: string;
-  f: Finding;
 }
 
 /** Findings for every CRD of `news` against its namesake in `olds`, and CRDs dropped from `olds`. */

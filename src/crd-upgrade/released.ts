@@ -9,7 +9,8 @@ import { basename, join, resolve } from 'node:path';
 import type { CommandContext } from '../common/command-context.js';
 import { OpgenError, OpgenErrors } from '../diag/diagnostic.js';
 import { commitTree, Tree } from '../scaffold/index.js';
-import { compareSets, describeFinding, parseCrds, yamlFiles, type LoadedCrd, type Located } from './command.js';
+import { compareSets, describeFinding, parseCrds, yamlFiles } from './command.js';
+import type { LoadedCrd, Located } from './loaded-crd.js';
 
 export const RELEASED_DIR = 'config/crd/released';
 export const ALLOW_FLAG = '--allow-unsafe-crd-changes';
