@@ -12,6 +12,7 @@ import type { Predicate } from '../controller/predicates.js';
 import type { Manager } from '../manager/manager.js';
 import type { ReconcileContext, Reconciler, Request, Result } from '../reconcile/index.js';
 import type { Counter, Histogram } from '../metrics/registry.js';
+import { operatorSdkUtilCollection } from './collection.js';
 import { extraVars } from './params.js';
 import { OwnerInjectingProxy, primaryResourceAnnotation, primaryResourceTypeAnnotation } from './proxy.js';
 import { runAnsible, type AnsibleResult, type RunResult } from './runner.js';
@@ -51,6 +52,7 @@ const metricsOf = new WeakMap<object, RunMetrics>();
 
 export class AnsibleReconciler implements Reconciler {
   private readonly metrics: RunMetrics;
+  private collectionsPath?: string;
 
   constructor(private readonly opts: AnsibleReconcilerOptions) {
     const registry = opts.mgr.metrics.registry;
@@ -97,10 +99,13 @@ export class AnsibleReconciler implements Reconciler {
     const f = watch.finalizer;
     const target = finalizerRun && (f?.role || f?.playbook) ? { role: f.role, playbook: f.playbook } : { role: watch.role, playbook: watch.playbook };
     const session = await this.opts.proxy.session({ apiVersion: kind.apiVersion, kind: kind.kind, name: cr.metadata!.name!, namespace: kind.namespaced ? cr.metadata?.namespace : undefined, uid: cr.metadata!.uid! });
+    const runnerDir = this.opts.runnerDir ?? process.env.ANSIBLE_OPERATOR_RUNNER_DIR ?? '/tmp/ansible-operator/runner';
+    this.collectionsPath ??= operatorSdkUtilCollection(runnerDir);
     let run: RunResult;
     try {
       run = await runAnsible({
-        inputDir: join(this.opts.runnerDir ?? process.env.ANSIBLE_OPERATOR_RUNNER_DIR ?? '/tmp/ansible-operator/runner', watch.group || 'core', watch.version, watch.kind, cr.metadata?.namespace ?? '_cluster', cr.metadata!.name!),
+        inputDir: join(runnerDir, watch.group || 'core', watch.version, watch.kind, cr.metadata?.namespace ?? '_cluster', cr.metadata!.name!),
+        collectionsPath: this.collectionsPath,
         ident: randomUUID(),
         ...target,
         extraVars: extraVars(watch, cr, finalizerRun),
@@ -111,6 +116,10 @@ export class AnsibleReconciler implements Reconciler {
         log: ctx.log,
         onStart: (pid) => this.opts.onRunStart?.(pid, req),
       });
+    } catch (err) {
+      // ansible-runner missing (the one line naming the packages) or not startable: the object says so too.
+      if (watch.manageStatus) await this.writeStatus(req, (s) => markFailure(s, (err as Error).message));
+      throw err;
     } finally {
       session.close();
     }

@@ -30,6 +30,8 @@ export interface RunRequest {
   verbosity: number;
   signal?: AbortSignal;
   log?: Logger;
+  /** A folder appended to ANSIBLE_COLLECTIONS_PATH (after the user's and the system's). */
+  collectionsPath?: string;
   /** Called with the child's pid once it started (tests watch it die on lost leadership). */
   onStart?: (pid: number) => void;
 }
@@ -78,7 +80,10 @@ export async function runAnsible(req: RunRequest, binary = process.env.ANSIBLE_R
 
   const started = Date.now();
   const child = spawn(binary, args, {
-    env: { ...process.env, KUBECONFIG: kubeconfig, K8S_AUTH_KUBECONFIG: kubeconfig, ANSIBLE_LOCALHOST_WARNING: 'False', ANSIBLE_INVENTORY_UNPARSED_WARNING: 'False' },
+    env: {
+      ...process.env, KUBECONFIG: kubeconfig, K8S_AUTH_KUBECONFIG: kubeconfig, ANSIBLE_LOCALHOST_WARNING: 'False', ANSIBLE_INVENTORY_UNPARSED_WARNING: 'False',
+      ...(req.collectionsPath ? { ANSIBLE_COLLECTIONS_PATH: `${process.env.ANSIBLE_COLLECTIONS_PATH ?? '~/.ansible/collections:/usr/share/ansible/collections'}:${req.collectionsPath}` } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a lost leadership or shutdown ends ansible-runner and what it started.
     detached: true,
