@@ -21,7 +21,9 @@ describe('templates/', () => {
     // templates/migrate: opgen migrate's own (exercised by src/migrate and test/parity/migrate-*).
     // templates/grafana: edit --plugins grafana's (exercised by test/grafana).
     // templates/helm-operator: create api --helm-chart's (exercised by test/helm-operator).
-    expect(top).toEqual(['_partials', 'api', 'grafana', 'helm', 'helm-operator', 'init', 'migrate', 'olm', 'webhook']);
+    // templates/ansible-operator: create api --ansible-role/--ansible-playbook's (exercised by test/ansible-operator).
+    expect(top).toEqual(['_partials', 'ansible-operator', 'api', 'grafana', 'helm', 'helm-operator', 'init', 'migrate', 'olm', 'webhook']);
+    expect(readdirSync(join(templatesRoot, 'ansible-operator')).sort()).toEqual(['fragments', 'project', 'role']);
     expect(readdirSync(join(templatesRoot, 'helm')).sort()).toEqual(helmSets);
     expect(readdirSync(join(templatesRoot, 'api')).sort()).toEqual(['controller', 'resource']);
     expect(readdirSync(join(templatesRoot, 'webhook')).sort()).toEqual(['cert-manager', 'common', 'conversion', 'defaulting', 'self', 'self-injector', 'spoke', 'validation']);
