@@ -12,7 +12,8 @@ import { toYaml } from '../../common/yaml.js';
 import { stageAndCommit, sourceHeader } from '../shared/run-in-tree.js';
 import { importPath, kebab } from '../shared/names.js';
 import { OpgenError } from '../../diag/diagnostic.js';
-import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkKind, pluralize } from '../../naming/index.js';
+import { pluralize } from '../../naming/index.js';
+import { checkGvkFlags } from '../shared/gvk-flags.js';
 import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
 import { insertInto, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../../scaffold/index.js';
 import { ansibleCrd } from '../../ansible-operator/crd.js';
@@ -178,25 +179,9 @@ function validate(o: CreateAnsibleApiOptions): { group: string; version: string;
   if (o.controllerName !== undefined) throw refuse('--controller-name', 'a kind has one watches.yaml entry');
   if (o.externalApiPath !== undefined) throw refuse('--external-api-path', 'the kind is defined here');
   if (o.externalApiDomain !== undefined) throw refuse('--external-api-domain', 'the kind is defined here');
-  const need = (v: string | undefined, f: string, example: string): string => {
-    if (!v) throw new OpgenError('is required', { flag: f }, `e.g. ${f} ${example}`);
-    return v;
-  };
-  const group = need(o.group, '--group', 'cache');
-  const version = need(o.version, '--version', 'v1alpha1');
-  const kind = need(o.kind, '--kind', 'Memcached');
-  const k = checkKind(kind);
-  if (k) throw new OpgenError(`invalid kind "${kind}": it ${k}`, { flag: '--kind' });
-  const g = checkDns1123Label(group);
-  if (g) throw new OpgenError(`invalid group "${group}": it ${g}`, { flag: '--group' });
-  const v = checkApiVersion(version);
-  if (v) throw new OpgenError(`invalid version "${version}": it ${v}`, { flag: '--version' });
+  const gvk = checkGvkFlags(o);
   if (typeof o.ansibleRole === 'string' && (o.ansibleRole === '' || o.ansibleRole.startsWith('-'))) throw new OpgenError(`is missing its value (got "${o.ansibleRole}")`, { flag: '--ansible-role' }, 'pass a role folder, or nothing for a new role');
-  if (o.plural !== undefined) {
-    const p = checkDns1035Label(o.plural);
-    if (p) throw new OpgenError(`invalid plural "${o.plural}": it ${p}`, { flag: '--plural' });
-  }
-  return { group, version, kind, plural: o.plural ?? pluralize(kind), namespaced: o.namespaced !== false };
+  return { ...gvk, namespaced: o.namespaced !== false };
 }
 
 /** PROJECT's ansible plugin record: which kind is served by which role or playbook (entries replaced by GVK). */

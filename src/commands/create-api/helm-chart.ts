@@ -13,7 +13,8 @@ import { toYaml } from '../../common/yaml.js';
 import { stageAndCommit, sourceHeader } from '../shared/run-in-tree.js';
 import { importPath, kebab } from '../shared/names.js';
 import { OpgenError } from '../../diag/diagnostic.js';
-import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkKind, pluralize } from '../../naming/index.js';
+import { pluralize } from '../../naming/index.js';
+import { checkGvkFlags } from '../shared/gvk-flags.js';
 import { controllerDir, loadProject, managerNamespace, qualifiedGroup, readMinKubeVersion, saveProject, type ResourceConfig } from '../../project/index.js';
 import { DEFAULT_MIN_KUBE_VERSION } from '../../common/kube-version.js';
 import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../../scaffold/index.js';
@@ -178,25 +179,9 @@ function validate(o: CreateHelmApiOptions): { group: string; version: string; ki
   if (o.controllerName !== undefined) throw refuse('--controller-name', 'a chart\'s kind has one controller, the Helm one');
   if (o.externalApiPath !== undefined) throw refuse('--external-api-path', 'the chart\'s kind is defined here');
   if (o.externalApiDomain !== undefined) throw refuse('--external-api-domain', 'the chart\'s kind is defined here');
-  const need = (v: string | undefined, flag: string, example: string): string => {
-    if (!v) throw new OpgenError('is required', { flag }, `e.g. ${flag} ${example}`);
-    return v;
-  };
-  const group = need(o.group, '--group', 'apps');
-  const version = need(o.version, '--version', 'v1alpha1');
-  const kind = need(o.kind, '--kind', 'WebApp');
-  const k = checkKind(kind);
-  if (k) throw new OpgenError(`invalid kind "${kind}": it ${k}`, { flag: '--kind' });
-  const g = checkDns1123Label(group);
-  if (g) throw new OpgenError(`invalid group "${group}": it ${g}`, { flag: '--group' });
-  const v = checkApiVersion(version);
-  if (v) throw new OpgenError(`invalid version "${version}": it ${v}`, { flag: '--version' });
+  const gvk = checkGvkFlags(o, { examples: { group: 'apps', kind: 'WebApp' } });
   if (o.helmChart === '' || o.helmChart.startsWith('-')) throw new OpgenError(`is missing its value (got "${o.helmChart}")`, { flag: '--helm-chart' }, 'e.g. --helm-chart ./charts/webapp');
-  if (o.plural !== undefined) {
-    const p = checkDns1035Label(o.plural);
-    if (p) throw new OpgenError(`invalid plural "${o.plural}": it ${p}`, { flag: '--plural' });
-  }
-  return { group, version, kind, plural: o.plural ?? pluralize(kind), helmChart: o.helmChart };
+  return { ...gvk, helmChart: o.helmChart };
 }
 
 /** The chart as a folder: a local folder as it is, else what `helm pull --untar` (or tar for a local .tgz) unpacks. */

@@ -3,7 +3,8 @@
 import { posix } from 'node:path';
 import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
-import { checkApiVersion, checkDns1035Label, checkDns1123Label, checkDns1123Subdomain, checkKind, pluralize } from '../../naming/index.js';
+import { checkDns1123Label, checkDns1123Subdomain, pluralize } from '../../naming/index.js';
+import { checkGvkFlags } from '../shared/gvk-flags.js';
 import { apiDir, controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
 import { clusterScopedResource, typedVersions } from '../../common/kubernetes-builtins.js';
 import { CORE_GROUP_NAMES, coreApiGroup } from '../create-webhook/core-groups.js';
@@ -168,23 +169,15 @@ function newVersionOf(tree: Tree, project: ProjectConfig, gvk: Gvk, o: CreateApi
 }
 
 function validateFlags(o: CreateApiOptions): Gvk {
-  const group = required(o.group, '--group', 'cache');
-  const version = required(o.version, '--version', 'v1alpha1');
-  const kind = required(o.kind, '--kind', 'Memcached');
-  const kindProblem = checkKind(kind);
-  if (kindProblem) throw new OpgenError(`invalid kind "${kind}": it ${kindProblem}`, { flag: '--kind' });
-  if (SCAFFOLD_NAMES.has(kind)) {
-    throw new OpgenError(`kind "${kind}" clashes with a name the scaffolded code imports from @opgen/runtime`, { flag: '--kind' }, `choose another kind name, e.g. My${kind}`);
-  }
-  // A built-in group may hold a dot (rbac.authorization); the project's own groups are one DNS label.
-  const groupProblem = o.resource === false && typedBuiltin(group) ? undefined : checkDns1123Label(group);
-  if (groupProblem) throw new OpgenError(`invalid group "${group}": it ${groupProblem}`, { flag: '--group' });
-  const versionProblem = checkApiVersion(version);
-  if (versionProblem) throw new OpgenError(`invalid version "${version}": it ${versionProblem}`, { flag: '--version' });
-  if (o.plural !== undefined) {
-    const pluralProblem = checkDns1035Label(o.plural);
-    if (pluralProblem) throw new OpgenError(`invalid plural "${o.plural}": it ${pluralProblem}`, { flag: '--plural' });
-  }
+  const gvk = checkGvkFlags(o, {
+    checkKind: (kind) => {
+      if (SCAFFOLD_NAMES.has(kind)) {
+        throw new OpgenError(`kind "${kind}" clashes with a name the scaffolded code imports from @opgen/runtime`, { flag: '--kind' }, `choose another kind name, e.g. My${kind}`);
+      }
+    },
+    // A built-in group may hold a dot (rbac.authorization); the project's own groups are one DNS label.
+    acceptGroup: (group) => o.resource === false && Boolean(typedBuiltin(group)),
+  });
   if (!o.resource && !o.controller) {
     throw new OpgenError('nothing to create: both --resource and --controller are off', { flag: '--resource' }, 'leave at least one of them on');
   }
@@ -204,17 +197,11 @@ function validateFlags(o: CreateApiOptions): Gvk {
     const nameProblem = checkDns1123Label(o.controllerName);
     if (nameProblem) throw new OpgenError(`invalid controller name "${o.controllerName}": it ${nameProblem}`, { flag: '--controller-name' }, 'use lower-case letters, digits and dashes, e.g. memcached-backup');
   }
-  return { group, version, kind, plural: o.plural ?? pluralize(kind) };
+  return gvk;
 }
 
 /** Names the scaffolded types module, controller and test import or declare; a kind of the same name would not compile. */
 const SCAFFOLD_NAMES = new Set(['Client', 'Condition', 'GroupVersion', 'ListMeta', 'Manager', 'ObjectMeta', 'ReconcileContext', 'Reconciler', 'Request', 'Result']);
-
-function required(value: string | undefined, flag: string, example: string): string {
-  if (value === undefined || value === '') throw new OpgenError('is required', { flag }, `e.g. ${flag} ${example}`);
-  if (value.startsWith('-')) throw new OpgenError(`is missing its value (got "${value}")`, { flag }, `e.g. ${flag} ${example}`);
-  return value;
-}
 
 /** Checks the resource against PROJECT; returns its existing entry, if any. */
 function checkAgainstProject(project: ProjectConfig, gvk: Gvk, o: CreateApiOptions, origin: Origin): ResourceConfig | undefined {

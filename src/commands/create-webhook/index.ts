@@ -5,6 +5,7 @@ import { posix } from 'node:path';
 import type { CommandContext } from '../../common/command-context.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { checkApiVersion, checkDns1123Label, checkKind, pluralize } from '../../naming/index.js';
+import { requiredFlag } from '../shared/gvk-flags.js';
 import { apiDir, loadProject, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig, type WebhooksConfig } from '../../project/index.js';
 import { insertInto, renderPartial, renderTemplates, type Tree } from '../../scaffold/index.js';
 import { importPath, kebab, variableName } from '../shared/names.js';
@@ -73,9 +74,9 @@ export async function createWebhookCommand(ctx: CommandContext, o: CreateWebhook
 }
 
 function validateFlags(o: CreateWebhookOptions): Request {
-  const group = required(o.group, '--group', 'cache');
-  const version = required(o.version, '--version', 'v1alpha1');
-  const kind = required(o.kind, '--kind', 'Memcached');
+  const group = requiredFlag(o.group, '--group', 'cache');
+  const version = requiredFlag(o.version, '--version', 'v1alpha1');
+  const kind = requiredFlag(o.kind, '--kind', 'Memcached');
   if (!o.defaulting && !o.validation && !o.conversion) {
     throw new OpgenError(
       'nothing to create: no webhook kind given',
@@ -125,12 +126,6 @@ function validateFlags(o: CreateWebhookOptions): Request {
     ...(o.defaultingPath !== undefined ? { defaultingPath: o.defaultingPath } : {}),
     ...(o.validationPath !== undefined ? { validationPath: o.validationPath } : {}),
   };
-}
-
-function required(value: string | undefined, flag: string, example: string): string {
-  if (value === undefined || value === '') throw new OpgenError('is required', { flag }, `e.g. ${flag} ${example}`);
-  if (value.startsWith('-')) throw new OpgenError(`is missing its value (got "${value}")`, { flag }, `e.g. ${flag} ${example}`);
-  return value;
 }
 
 function checkAgainstProject(project: ProjectConfig, r: Request, force: boolean): Target {
