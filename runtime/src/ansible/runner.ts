@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { setRepeatingTimer, setTimer } from '../internal/timers/index.js';
 import type { Logger } from '../log/index.js';
 
 /** The one line a missing ansible-runner gets. */
@@ -108,13 +109,13 @@ export async function runAnsible(req: RunRequest, binary = process.env.ANSIBLE_R
     }
     for (const e of fresh.sort((a, b) => a.counter - b.counter)) logEvent(req.log, e);
   };
-  const poll = setInterval(readEvents, 250);
+  const poll = setRepeatingTimer(readEvents, 250);
 
   const kill = () => {
     if (child.pid === undefined || child.exitCode !== null) return;
     try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
     // ansible-runner cancels its ansible-playbook on SIGTERM; one that does not within 5 s is killed.
-    setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5_000).unref();
+    setTimer(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5_000).unref();
   };
   if (req.signal?.aborted) kill();
   req.signal?.addEventListener('abort', kill, { once: true });
@@ -127,7 +128,7 @@ export async function runAnsible(req: RunRequest, binary = process.env.ANSIBLE_R
       child.once('close', (code) => resolve(code));
     });
   } finally {
-    clearInterval(poll);
+    poll.clear();
     req.signal?.removeEventListener('abort', kill);
   }
   readEvents();
