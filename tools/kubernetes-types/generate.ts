@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+// The CLI's reading of the data file this writes, so writer and reader share one shape.
+import type { BuiltinKind } from '../../src/common/kubernetes-builtins.js';
 
 type Schema = {
   type?: string; format?: string; description?: string; $ref?: string; allOf?: Schema[]; oneOf?: Schema[];
@@ -212,16 +214,6 @@ export function generate(openApi: string, outDir: string, kubernetesVersion: str
   return [...files, 'index.ts'];
 }
 
-/** One built-in kind the release serves, as the CLI's kind tables read it (data/kubernetes-builtins.json). */
-export interface BuiltinKind {
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-  /** The @opgen/runtime/kubernetes module that types it (`appsv1`), when one does. */
-  module?: string;
-}
 
 /**
  * data/kubernetes-builtins.json: every kind the release serves (from the same OpenAPI collection paths

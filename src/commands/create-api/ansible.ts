@@ -13,7 +13,7 @@ import { stageAndCommit, sourceHeader } from '../shared/run-in-tree.js';
 import { importPath, kebab } from '../shared/names.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { pluralize } from '../../naming/index.js';
-import { checkGvkFlags } from '../shared/gvk-flags.js';
+import { checkGvkFlags, type CreateApiFlagValues } from '../shared/gvk-flags.js';
 import { controllerDir, loadProject, managerNamespace, qualifiedGroup, saveProject, type ProjectConfig, type ResourceConfig } from '../../project/index.js';
 import { insertInto, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../../scaffold/index.js';
 import { ansibleCrd } from '../../ansible-operator/crd.js';
@@ -24,22 +24,10 @@ import { writeKustomizations } from './helm-chart.js';
 /** PROJECT's plugins key: the kinds served by a role or playbook. */
 export const ANSIBLE_PLUGIN = 'ansible.opgen.dev/v1';
 
-export interface CreateAnsibleApiOptions {
-  group?: string;
-  version?: string;
-  kind?: string;
-  plural?: string;
+export interface CreateAnsibleApiOptions extends CreateApiFlagValues {
   /** true: a new role skeleton; a string: the folder of an existing role to copy in. */
   ansibleRole?: string | boolean;
   ansiblePlaybook?: string;
-  force: boolean;
-  dryRun: boolean;
-  namespaced?: boolean;
-  resource?: boolean;
-  controller?: boolean;
-  controllerName?: string;
-  externalApiPath?: string;
-  externalApiDomain?: string;
 }
 
 export async function createAnsibleApi(ctx: CommandContext, o: CreateAnsibleApiOptions): Promise<number> {

@@ -14,30 +14,18 @@ import { stageAndCommit, sourceHeader } from '../shared/run-in-tree.js';
 import { importPath, kebab } from '../shared/names.js';
 import { OpgenError } from '../../diag/diagnostic.js';
 import { pluralize } from '../../naming/index.js';
-import { checkGvkFlags } from '../shared/gvk-flags.js';
+import { checkGvkFlags, type CreateApiFlagValues } from '../shared/gvk-flags.js';
 import { controllerDir, loadProject, managerNamespace, qualifiedGroup, readMinKubeVersion, saveProject, type ResourceConfig } from '../../project/index.js';
 import { DEFAULT_MIN_KUBE_VERSION } from '../../common/kube-version.js';
 import { insertInto, loadTemplates, renderPartial, renderTemplateFiles, renderTemplates, Tree } from '../../scaffold/index.js';
 import { chartCrd, chartRbacRules, renderedKinds, watchesEntry, type RenderedKind } from '../../helm-operator/chart-api.js';
 
-export interface CreateHelmApiOptions {
-  group?: string;
-  version?: string;
-  kind?: string;
-  plural?: string;
+// create api's other flags apply too: a chart's kind is namespaced, has a CRD and the Helm controller only.
+export interface CreateHelmApiOptions extends CreateApiFlagValues {
   helmChart?: string;
   helmChartVersion?: string;
   /** The Kubernetes version the chart is rendered for (its kubeVersion: constraint); default PROJECT's minKubeVersion. */
   kubeVersion?: string;
-  force: boolean;
-  dryRun: boolean;
-  // create api's other flags: a chart's kind is namespaced, has a CRD and the Helm controller only.
-  namespaced?: boolean;
-  resource?: boolean;
-  controller?: boolean;
-  controllerName?: string;
-  externalApiPath?: string;
-  externalApiDomain?: string;
 }
 
 /** The helm release the image gets (the version .ci/helm.sh tests with). */

@@ -17,6 +17,18 @@ export interface GvkFlagValues {
   plural?: string;
 }
 
+/** The flags every form of `create api` takes (plain, --helm-chart, --ansible-role/--ansible-playbook). */
+export interface CreateApiFlagValues extends GvkFlagValues {
+  force: boolean;
+  dryRun: boolean;
+  namespaced?: boolean;
+  resource?: boolean;
+  controller?: boolean;
+  controllerName?: string;
+  externalApiPath?: string;
+  externalApiDomain?: string;
+}
+
 export interface CheckedGvk {
   group: string;
   version: string;
